@@ -1,0 +1,3 @@
+from kenning.entry.cli import main
+
+main()

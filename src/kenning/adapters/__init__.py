@@ -1,0 +1,1 @@
+"""Implementations of the ports: SQLite and PostgreSQL stores, embedders, the Markdown vault."""

@@ -1,0 +1,148 @@
+"""SQLite schema and its migrations. Each migration runs once, recorded in `schema_version`."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+MIGRATIONS: list[str] = [
+    # 1: records, text indexes, vectors, edges, audit.
+    """
+    CREATE TABLE memories (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        namespace TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        subject TEXT,
+        session_id TEXT,
+        type TEXT NOT NULL,
+        content TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        tags TEXT NOT NULL DEFAULT '[]',
+        entities TEXT NOT NULL DEFAULT '[]',
+        context TEXT,
+        importance REAL NOT NULL,
+        trust TEXT NOT NULL,
+        source TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        event_time REAL NOT NULL,
+        valid_from REAL,
+        valid_to REAL,
+        last_accessed_at REAL,
+        access_count INTEGER NOT NULL DEFAULT 0,
+        review_after REAL,
+        state TEXT NOT NULL,
+        supersedes TEXT,
+        version INTEGER NOT NULL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        UNIQUE (namespace, content_hash)
+    );
+    CREATE INDEX memories_ns_state ON memories (namespace, state);
+    CREATE INDEX memories_ns_event ON memories (namespace, event_time);
+    CREATE INDEX memories_ns_type ON memories (namespace, type);
+    CREATE TABLE memory_tags (
+        seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        tag TEXT NOT NULL,
+        PRIMARY KEY (tag, seq)
+    ) WITHOUT ROWID;
+    CREATE INDEX memory_tags_seq ON memory_tags (seq);
+    CREATE TABLE memory_entities (
+        seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        entity TEXT NOT NULL,
+        PRIMARY KEY (entity, seq)
+    ) WITHOUT ROWID;
+    CREATE INDEX memory_entities_seq ON memory_entities (seq);
+    CREATE VIRTUAL TABLE fts_words USING fts5 (
+        content, tags, entities, context,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE fts_trigram USING fts5 (content, tokenize = 'trigram');
+    CREATE TABLE vectors (
+        vseq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vec BLOB NOT NULL,
+        UNIQUE (seq, model)
+    );
+    CREATE INDEX vectors_model ON vectors (model, vseq);
+    CREATE TABLE edges (
+        src TEXT NOT NULL,
+        dst TEXT NOT NULL,
+        type TEXT NOT NULL,
+        weight REAL NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (src, dst, type)
+    );
+    CREATE INDEX edges_dst ON edges (dst);
+    CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at REAL NOT NULL,
+        actor TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        action TEXT NOT NULL,
+        memory_id TEXT,
+        detail TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX audit_memory ON audit (memory_id);
+    CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+    CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    INSERT INTO meta (key, value) VALUES ('vector_epoch', 0);
+    """,
+]
+
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if row is None:
+        return 0
+    found = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(found[0] or 0)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the schema to LATEST_VERSION inside one write transaction; returns the version now."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version "
+            "(version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+        version = current_version(conn)
+        if version > LATEST_VERSION:
+            conn.execute("ROLLBACK")
+            return version
+        for number in range(version + 1, LATEST_VERSION + 1):
+            for statement in _statements(MIGRATIONS[number - 1]):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", (number, time.time())
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return LATEST_VERSION
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    out: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out

@@ -1,0 +1,571 @@
+"""The embedded store: one SQLite file in WAL mode, FTS5 word and trigram indexes, vectors as BLOBs.
+
+Every write runs in one `BEGIN IMMEDIATE` transaction that covers the record, its index rows, its
+vector and its audit entry, so they commit together or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
+from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
+from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
+from kenning.core.query import Filters
+from kenning.core.records import AuditEntry, MemoryRecord, MemoryState, Trust
+from kenning.core.text import cjk_runs, words
+from kenning.ports.embedder import Vector
+from kenning.ports.store import StoredVector, StoreStats
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+_COLUMNS = (
+    "id, namespace, agent_id, subject, session_id, type, content, content_hash, tags, entities, context, "
+    "importance, trust, source, created_at, updated_at, event_time, valid_from, valid_to, last_accessed_at, "
+    "access_count, review_after, state, supersedes, version, metadata"
+)
+_CJK_CANDIDATES = 400
+
+
+def fts5_available() -> bool:
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = 'trigram')")
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        conn.close()
+    return True
+
+
+class SqliteStore:
+    """MemoryStore on one SQLite file. Thread-safe within a process; many processes may share the file."""
+
+    def __init__(self, path: Path | str, *, busy_timeout_s: float = 5.0, write_retries: int = 8) -> None:
+        self.path = Path(path) if str(path) != ":memory:" else Path(":memory:")
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._write_retries = write_retries
+        self._lock = threading.RLock()
+        self._matrices: dict[str, VectorMatrix] = {}
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"cannot open SQLite store at {self.path}: {exc}") from exc
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        mode = self._retrying(lambda: self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        if str(self.path) != ":memory:" and str(mode).lower() != "wal":
+            raise BackendUnavailable(f"SQLite store at {self.path} could not switch to WAL (got {mode})")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self.schema_version = self._retrying(lambda: migrate(self._conn))
+        if self.schema_version > LATEST_VERSION:
+            raise ContractBroken(
+                f"store {self.path} has schema version {self.schema_version}, newer than this Kenning "
+                f"understands ({LATEST_VERSION}); upgrade Kenning"
+            )
+
+    # -- transactions ---------------------------------------------------------------------------
+
+    def _retrying(self, action: Callable[[], _T]) -> _T:
+        """Run `action`, retrying with jittered backoff while another process holds the write lock."""
+        delay = 0.02
+        for attempt in range(self._write_retries + 1):
+            try:
+                return action()
+            except sqlite3.OperationalError as exc:
+                message = str(exc).lower()
+                if "locked" not in message and "busy" not in message:
+                    raise
+                if attempt == self._write_retries:
+                    raise BackendUnavailable(
+                        f"SQLite store {self.path} stayed busy after {attempt + 1} attempts; retry later"
+                    ) from exc
+                logger.debug("store busy (attempt %d), retrying in %.3fs", attempt + 1, delay)
+                time.sleep(delay * (0.5 + random.random()))  # noqa: S311 - jitter, not crypto
+                delay = min(delay * 2, 1.0)
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._retrying(lambda: self._conn.execute("BEGIN IMMEDIATE"))
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                try:
+                    self._conn.execute("COMMIT")
+                except sqlite3.Error:
+                    self._conn.execute("ROLLBACK")
+                    raise
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
+        with self._lock:
+            return self._retrying(lambda: self._conn.execute(sql, params).fetchall())
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def insert(self, record: MemoryRecord, vector: StoredVector | None, audit: AuditEntry) -> None:
+        try:
+            with self._write() as conn:
+                cur = conn.execute(
+                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 26)})", _row_values(record)
+                )
+                seq = int(cur.lastrowid or 0)
+                self._index(conn, seq, record)
+                if vector is not None:
+                    self._put_vector(conn, seq, vector)
+                self._append_audit(conn, audit)
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(
+                f"a memory with the same content already exists in namespace {record.namespace!r}",
+                content_hash=record.content_hash,
+            ) from exc
+
+    def replace(
+        self,
+        record: MemoryRecord,
+        *,
+        expected_version: int,
+        revector: bool,
+        vector: StoredVector | None,
+        audit: AuditEntry,
+    ) -> None:
+        try:
+            with self._write() as conn:
+                row = conn.execute(
+                    "SELECT seq, state, version FROM memories WHERE id = ?", (record.id,)
+                ).fetchone()
+                if row is None:
+                    raise NotFound(f"no memory with id {record.id!r}", id=record.id)
+                seq, old_state, stored_version = int(row[0]), str(row[1]), int(row[2])
+                if stored_version != expected_version:
+                    raise ConflictError(
+                        f"memory {record.id} is at version {stored_version}, not {expected_version}; "
+                        "get it again and retry",
+                        id=record.id,
+                        current_version=stored_version,
+                    )
+                values = _row_values(record)
+                assignments = ", ".join(f"{name.strip()} = ?" for name in _COLUMNS.split(",")[1:])
+                conn.execute(f"UPDATE memories SET {assignments} WHERE seq = ?", (*values[1:], seq))
+                conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
+                conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
+                conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
+                conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
+                self._index(conn, seq, record)
+                if revector:
+                    conn.execute("DELETE FROM vectors WHERE seq = ?", (seq,))
+                    if vector is not None:
+                        self._put_vector(conn, seq, vector)
+                if revector or old_state != record.state.value:
+                    self._bump_vector_epoch(conn)
+                self._append_audit(conn, audit)
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(
+                f"another memory in namespace {record.namespace!r} already has this content",
+                content_hash=record.content_hash,
+            ) from exc
+
+    def delete(self, memory_id: str, audit: AuditEntry) -> None:
+        with self._write() as conn:
+            row = conn.execute("SELECT seq FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"no memory with id {memory_id!r}", id=memory_id)
+            seq = int(row[0])
+            conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
+            conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
+            conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (memory_id, memory_id))
+            conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))  # cascades to tags, entities, vectors
+            self._bump_vector_epoch(conn)
+            self._append_audit(conn, audit)
+
+    def touch(self, memory_ids: Iterable[str], at: float) -> None:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE memories SET last_accessed_at = ?, access_count = access_count + 1 "
+                f"WHERE id IN ({', '.join('?' * len(ids))})",
+                (at, *ids),
+            )
+
+    def _index(self, conn: sqlite3.Connection, seq: int, record: MemoryRecord) -> None:
+        conn.executemany("INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags])
+        conn.executemany(
+            "INSERT INTO memory_entities (seq, entity) VALUES (?, ?)",
+            [(seq, e.casefold()) for e in record.entities],
+        )
+        conn.execute(
+            "INSERT INTO fts_words (rowid, content, tags, entities, context) VALUES (?, ?, ?, ?, ?)",
+            (seq, record.content, " ".join(record.tags), " ".join(record.entities), record.context or ""),
+        )
+        conn.execute("INSERT INTO fts_trigram (rowid, content) VALUES (?, ?)", (seq, record.content))
+
+    def _put_vector(self, conn: sqlite3.Connection, seq: int, vector: StoredVector) -> None:
+        values = np.ascontiguousarray(vector.values, dtype=np.float32)
+        conn.execute(
+            "INSERT INTO vectors (seq, model, dim, vec) VALUES (?, ?, ?, ?)",
+            (seq, vector.model, int(values.shape[0]), values.tobytes()),
+        )
+
+    def _bump_vector_epoch(self, conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'vector_epoch'")
+
+    def _append_audit(self, conn: sqlite3.Connection, entry: AuditEntry) -> None:
+        conn.execute(
+            "INSERT INTO audit (at, actor, namespace, action, memory_id, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                entry.at,
+                entry.actor,
+                entry.namespace,
+                entry.action,
+                entry.memory_id,
+                json.dumps(entry.detail, ensure_ascii=False),
+            ),
+        )
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        rows = self._read(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,))
+        return _record(rows[0]) if rows else None
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        ids = list(dict.fromkeys(memory_ids))
+        out: dict[str, MemoryRecord] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._read(
+                f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+            )
+            for row in rows:
+                record = _record(row)
+                out[record.id] = record
+        return out
+
+    def find_by_hash(self, namespace: str, content_hash: str) -> MemoryRecord | None:
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND content_hash = ?",
+            (namespace, content_hash),
+        )
+        return _record(rows[0]) if rows else None
+
+    def audit_log(self, memory_id: str) -> list[AuditEntry]:
+        rows = self._read(
+            "SELECT at, actor, namespace, action, memory_id, detail FROM audit "
+            "WHERE memory_id = ? ORDER BY seq",
+            (memory_id,),
+        )
+        return [
+            AuditEntry(
+                at=float(r[0]),
+                actor=str(r[1]),
+                namespace=str(r[2]),
+                action=str(r[3]),
+                memory_id=r[4],
+                detail=json.loads(r[5]),
+            )
+            for r in rows
+        ]
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def search_words(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        terms = list(dict.fromkeys(words(query)))
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        where, params = _filter_sql(filters)
+        # Column weights: content counts most; tags and entities help; context a little.
+        rows = self._read(
+            "SELECT m.id, bm25(fts_words, 1.0, 0.6, 0.6, 0.3) AS s FROM fts_words "
+            "JOIN memories m ON m.seq = fts_words.rowid "
+            f"WHERE fts_words MATCH ? AND {where} ORDER BY s, m.id LIMIT ?",
+            (match, *params, limit),
+        )
+        return [(str(r[0]), -float(r[1])) for r in rows]
+
+    def search_cjk(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        runs = cjk_runs(query)
+        if not runs:
+            return []
+        grams: list[str] = []
+        for run in runs:
+            pieces = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+            grams.extend(g for g in pieces if g not in grams)
+        trigrams = list(dict.fromkeys(r[i : i + 3] for r in runs for i in range(len(r) - 2)))
+        where, params = _filter_sql(filters)
+        candidates: dict[str, str] = {}
+        if trigrams:
+            match = " OR ".join(f'"{t}"' for t in trigrams)
+            rows = self._read(
+                "SELECT m.id, m.content FROM fts_trigram JOIN memories m ON m.seq = fts_trigram.rowid "
+                f"WHERE fts_trigram MATCH ? AND {where} ORDER BY bm25(fts_trigram) LIMIT ?",
+                (match, *params, _CJK_CANDIDATES),
+            )
+            candidates.update((str(r[0]), str(r[1])) for r in rows)
+        # Grams shorter than a trigram cannot use the trigram index; scan for them with instr().
+        short = [g for g in grams if len(g) < 3]
+        if short:
+            any_gram = " OR ".join("instr(m.content, ?) > 0" for _ in short)
+            rows = self._read(
+                f"SELECT m.id, m.content FROM memories m WHERE ({any_gram}) AND {where} LIMIT ?",
+                (*short, *params, _CJK_CANDIDATES),
+            )
+            candidates.update((str(r[0]), str(r[1])) for r in rows)
+        scored = []
+        for memory_id, content in candidates.items():
+            hits = sum(1 for g in grams if g in content)
+            if hits:
+                # Coverage of the query's grams, nudged towards shorter (more focused) memories.
+                scored.append((memory_id, hits / len(grams) + 0.01 / (1 + len(content) / 100)))
+        scored.sort(key=lambda pair: (-pair[1], pair[0]))
+        return scored[:limit]
+
+    def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        where, params = _filter_sql(filters)
+        rows = self._read(
+            f"SELECT m.id, m.event_time FROM memories m WHERE {where} "
+            "ORDER BY m.event_time DESC, m.id DESC LIMIT ?",
+            (*params, limit),
+        )
+        return [(str(r[0]), float(r[1])) for r in rows]
+
+    def search_vectors(
+        self, vector: Vector, model: str, filters: Filters, limit: int
+    ) -> list[tuple[str, float]]:
+        with self._lock:
+            matrix = self._refresh_matrix(model, int(vector.shape[0]))
+            if matrix is None:
+                return []
+            active_only = filters.states == (MemoryState.ACTIVE,)
+            allowed = None
+            if filters.is_structured or not active_only:
+                where, params = _filter_sql(filters)
+                rows = self._conn.execute(f"SELECT m.seq FROM memories m WHERE {where}", params).fetchall()
+                allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+            return matrix.search(
+                vector,
+                namespace=filters.namespace,
+                active_only=active_only,
+                allowed_seqs=allowed,
+                limit=limit,
+            )
+
+    def _refresh_matrix(self, model: str, dim: int) -> VectorMatrix | None:
+        epoch = int(self._conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0])
+        matrix = self._matrices.get(model)
+        if matrix is None or matrix.epoch != epoch or matrix.dim != dim:
+            matrix = VectorMatrix(dim=dim, epoch=epoch)
+            self._matrices[model] = matrix
+        rows = self._conn.execute(
+            "SELECT v.vseq, v.seq, m.id, m.namespace, m.state, v.dim, v.vec FROM vectors v "
+            "JOIN memories m ON m.seq = v.seq WHERE v.model = ? AND v.vseq > ? ORDER BY v.vseq",
+            (model, matrix.last_vseq),
+        ).fetchall()
+        fresh = []
+        for vseq, seq, memory_id, namespace, state, row_dim, blob in rows:
+            if int(row_dim) != dim:
+                raise ContractBroken(
+                    f"vector of memory {memory_id} for model {model} has dimension {row_dim}, expected {dim}"
+                )
+            fresh.append(
+                VectorRow(
+                    vseq=int(vseq),
+                    seq=int(seq),
+                    memory_id=str(memory_id),
+                    namespace=str(namespace),
+                    active=state == MemoryState.ACTIVE.value,
+                    values=np.frombuffer(blob, dtype=np.float32),
+                )
+            )
+        matrix.append(fresh)
+        return matrix
+
+    # -- status ---------------------------------------------------------------------------------
+
+    def stats(self, embedder_model: str | None) -> StoreStats:
+        def grouped(sql: str) -> dict[str, int]:
+            return {str(k): int(v) for k, v in self._read(sql)}
+
+        total = int(self._read("SELECT count(*) FROM memories")[0][0])
+        words_rows = int(self._read("SELECT count(*) FROM fts_words")[0][0])
+        trigram_rows = int(self._read("SELECT count(*) FROM fts_trigram")[0][0])
+        vectors = grouped("SELECT model, count(*) FROM vectors GROUP BY model")
+        health: list[str] = []
+        if words_rows != total:
+            health.append(f"word index has {words_rows} rows for {total} memories; run `kenning reindex`")
+        if trigram_rows != total:
+            health.append(
+                f"trigram index has {trigram_rows} rows for {total} memories; run `kenning reindex`"
+            )
+        if embedder_model is not None:
+            missing = total - vectors.get(embedder_model, 0)
+            if missing:
+                health.append(f"{missing} memories have no vector from {embedder_model}")
+        size = 0
+        if str(self.path) != ":memory:":
+            for suffix in ("", "-wal"):
+                candidate = Path(str(self.path) + suffix)
+                if candidate.exists():
+                    size += candidate.stat().st_size
+        return StoreStats(
+            schema_version=self.schema_version,
+            total=total,
+            by_state=grouped("SELECT state, count(*) FROM memories GROUP BY state"),
+            by_type=grouped("SELECT type, count(*) FROM memories GROUP BY type"),
+            by_namespace=grouped("SELECT namespace, count(*) FROM memories GROUP BY namespace"),
+            vectors_by_model=vectors,
+            text_index_rows=words_rows,
+            trigram_index_rows=trigram_rows,
+            audit_entries=int(self._read("SELECT count(*) FROM audit")[0][0]),
+            location=str(self.path),
+            size_bytes=size,
+            health=health,
+        )
+
+    def integrity_check(self) -> list[str]:
+        """SQLite's own page-level check; an empty list means the file is sound."""
+        rows = self._read("PRAGMA quick_check")
+        return [str(r[0]) for r in rows if str(r[0]) != "ok"]
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
+def _row_values(r: MemoryRecord) -> tuple[Any, ...]:
+    return (
+        r.id,
+        r.namespace,
+        r.agent_id,
+        r.subject,
+        r.session_id,
+        r.type,
+        r.content,
+        r.content_hash,
+        json.dumps(r.tags, ensure_ascii=False),
+        json.dumps(r.entities, ensure_ascii=False),
+        r.context,
+        r.importance,
+        r.trust.value,
+        r.source,
+        r.created_at,
+        r.updated_at,
+        r.event_time,
+        r.valid_from,
+        r.valid_to,
+        r.last_accessed_at,
+        r.access_count,
+        r.review_after,
+        r.state.value,
+        r.supersedes,
+        r.version,
+        json.dumps(r.metadata, ensure_ascii=False),
+    )
+
+
+def _record(row: Any) -> MemoryRecord:
+    (
+        id_,
+        namespace,
+        agent_id,
+        subject,
+        session_id,
+        type_,
+        content,
+        content_hash,
+        tags,
+        entities,
+        context,
+        importance,
+        trust,
+        source,
+        created_at,
+        updated_at,
+        event_time,
+        valid_from,
+        valid_to,
+        last_accessed_at,
+        access_count,
+        review_after,
+        state,
+        supersedes,
+        version,
+        metadata,
+    ) = row
+    return MemoryRecord(
+        id=id_,
+        namespace=namespace,
+        agent_id=agent_id,
+        subject=subject,
+        session_id=session_id,
+        type=type_,
+        content=content,
+        content_hash=content_hash,
+        tags=json.loads(tags),
+        entities=json.loads(entities),
+        context=context,
+        importance=float(importance),
+        trust=Trust(trust),
+        source=source,
+        created_at=float(created_at),
+        updated_at=float(updated_at),
+        event_time=float(event_time),
+        valid_from=valid_from,
+        valid_to=valid_to,
+        last_accessed_at=last_accessed_at,
+        access_count=int(access_count),
+        review_after=review_after,
+        state=MemoryState(state),
+        supersedes=supersedes,
+        version=int(version),
+        metadata=json.loads(metadata),
+    )
+
+
+def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
+    """WHERE clause over alias `m` for the structured filters, with its parameters."""
+    clauses = ["m.namespace = ?", f"m.state IN ({', '.join('?' * len(filters.states))})"]
+    params: list[Any] = [filters.namespace, *(s.value for s in filters.states)]
+    if filters.types:
+        clauses.append(f"m.type IN ({', '.join('?' * len(filters.types))})")
+        params.extend(filters.types)
+    for tag in filters.tags:
+        clauses.append("EXISTS (SELECT 1 FROM memory_tags t WHERE t.seq = m.seq AND t.tag = ?)")
+        params.append(tag)
+    for entity in filters.entities:
+        clauses.append("EXISTS (SELECT 1 FROM memory_entities e WHERE e.seq = m.seq AND e.entity = ?)")
+        params.append(entity.casefold())
+    if filters.agent_id:
+        clauses.append("m.agent_id = ?")
+        params.append(filters.agent_id)
+    if filters.session_id:
+        clauses.append("m.session_id = ?")
+        params.append(filters.session_id)
+    if filters.since is not None:
+        clauses.append("m.event_time >= ?")
+        params.append(filters.since)
+    if filters.until is not None:
+        clauses.append("m.event_time < ?")
+        params.append(filters.until)
+    return " AND ".join(clauses), params

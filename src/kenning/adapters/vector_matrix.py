@@ -1,0 +1,110 @@
+"""An in-process matrix of stored vectors for exact cosine search without SQLite extensions.
+
+Stock CPython on many machines cannot load sqlite-vec, so the SQLite store keeps vectors as BLOBs
+and searches them here: one float32 matrix per model, appended to as new rows appear and rebuilt
+when a row changes or disappears. At 10k × 384 a full scan is one small matrix-vector product.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from kenning.ports.embedder import Vector
+
+
+@dataclass(slots=True)
+class VectorRow:
+    vseq: int
+    seq: int
+    memory_id: str
+    namespace: str
+    active: bool
+    values: Vector
+
+
+@dataclass(slots=True)
+class VectorMatrix:
+    """Vectors of one model. Not thread-safe: the owning store serialises access."""
+
+    dim: int
+    epoch: int = -1
+    last_vseq: int = 0
+    _ids: list[str] = field(default_factory=list)
+    _seqs: list[int] = field(default_factory=list)
+    _namespaces: dict[str, int] = field(default_factory=dict)
+    _ns_codes: list[int] = field(default_factory=list)
+    _active: list[bool] = field(default_factory=list)
+    _chunks: list[Vector] = field(default_factory=list)
+    _matrix: Vector | None = None
+    _seq_array: npt.NDArray[np.int64] | None = None
+    _ns_array: npt.NDArray[np.int32] | None = None
+    _active_array: npt.NDArray[np.bool_] | None = None
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def append(self, rows: list[VectorRow]) -> None:
+        if not rows:
+            return
+        block = np.empty((len(rows), self.dim), dtype=np.float32)
+        for index, row in enumerate(rows):
+            block[index] = row.values
+            self._ids.append(row.memory_id)
+            self._seqs.append(row.seq)
+            self._ns_codes.append(self._namespaces.setdefault(row.namespace, len(self._namespaces)))
+            self._active.append(row.active)
+            self.last_vseq = max(self.last_vseq, row.vseq)
+        self._chunks.append(block)
+        self._matrix = None
+
+    def _materialise(
+        self,
+    ) -> tuple[Vector, npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
+        if (
+            self._matrix is None
+            or self._seq_array is None
+            or self._ns_array is None
+            or self._active_array is None
+        ):
+            self._matrix = (
+                np.concatenate(self._chunks) if self._chunks else np.empty((0, self.dim), dtype=np.float32)
+            )
+            self._chunks = [self._matrix]
+            self._seq_array = np.asarray(self._seqs, dtype=np.int64)
+            self._ns_array = np.asarray(self._ns_codes, dtype=np.int32)
+            self._active_array = np.asarray(self._active, dtype=np.bool_)
+        return self._matrix, self._seq_array, self._ns_array, self._active_array
+
+    def search(
+        self,
+        query: Vector,
+        *,
+        namespace: str,
+        active_only: bool,
+        allowed_seqs: npt.NDArray[np.int64] | None,
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        code = self._namespaces.get(namespace)
+        if code is None or limit <= 0:
+            return []
+        matrix, seqs, namespaces, active = self._materialise()
+        mask = namespaces == code
+        if active_only:
+            mask &= active
+        if allowed_seqs is not None:
+            mask &= np.isin(seqs, allowed_seqs)
+        candidates = np.flatnonzero(mask)
+        if candidates.size == 0:
+            return []
+        # One product over the whole matrix is cheaper than gathering the candidate rows first.
+        scores = (matrix @ query.astype(np.float32, copy=False))[candidates]
+        if candidates.size > limit:
+            top = np.argpartition(-scores, limit - 1)[:limit]
+        else:
+            top = np.arange(candidates.size)
+        # Sort by score, then by id, so equal scores never depend on insertion order.
+        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), self._ids[int(candidates[i])]))
+        return [(self._ids[int(candidates[i])], float(scores[i])) for i in order]

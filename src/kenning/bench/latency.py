@@ -1,0 +1,202 @@
+"""`kenning bench latency`: remember/recall p50/p95 at several store sizes, stdio cold start, peak RSS."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kenning.bench.machine import describe, machine_info
+from kenning.bench.synthetic import memory_text, query_text
+from kenning.core.validation import MemoryDraft
+from kenning.ports.clock import SystemClock
+from kenning.ports.embedder import Embedder
+from kenning.services.deps import Caller, Deps
+from kenning.services.embedding import EmbeddingGate
+from kenning.services.facade import Kenning
+from kenning.services.recall import RecallRequest
+
+_FILL_BATCH = 256
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    position = (len(ordered) - 1) * q
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _embedder(name: str) -> Callable[[], Embedder] | None:
+    from kenning.entry.compose import embedder_factory
+    from kenning.settings import EmbeddingSettings
+
+    return embedder_factory(EmbeddingSettings(provider=name))  # type: ignore[arg-type]
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _kenning_command() -> list[str]:
+    script = Path(sys.executable).with_name("kenning")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("kenning")
+    return [found] if found else [sys.executable, "-m", "kenning"]
+
+
+def measure_cold_start(runs: int, embedder: str) -> list[float]:
+    """Seconds from spawning `kenning serve` to its answer to `initialize` over stdio."""
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "kenning-bench", "version": "0"},
+        },
+    }
+    times = []
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {
+            **os.environ,
+            "KENNING_STORAGE__DB_PATH": str(Path(scratch) / "cold.db"),
+            "KENNING_EMBEDDINGS__PROVIDER": embedder,
+        }
+        for _ in range(runs):
+            start = time.perf_counter()
+            proc = subprocess.Popen(  # noqa: S603 - our own executable
+                [*_kenning_command(), "serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                text=True,
+            )
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            elapsed = time.perf_counter() - start
+            proc.stdin.close()
+            proc.wait(timeout=30)
+            if '"id":1' not in line.replace(" ", ""):
+                raise RuntimeError(f"unexpected answer to initialize: {line[:200]!r}")
+            times.append(elapsed)
+    return times
+
+
+def run_latency_bench(
+    *, sizes: list[int], samples: int, embedder: str, json_path: Path | None, echo: Callable[[str], None]
+) -> dict[str, Any]:
+    from kenning.adapters.sqlite_store import SqliteStore
+
+    info = machine_info()
+    gate = EmbeddingGate(_embedder(embedder), configured=embedder)
+    model = gate.model_id() or "none (keyword-only)"
+    echo(f"machine: {describe(info)}")
+    echo(f"model:   {model} (threads=1)")
+    rows: list[dict[str, Any]] = []
+    caller = Caller(namespace="bench", agent_id="bench")
+    with tempfile.TemporaryDirectory() as scratch:
+        store = SqliteStore(Path(scratch) / "bench.db")
+        app = Kenning(Deps(store=store, embeddings=gate, clock=SystemClock()))
+        stored = 0
+        for size in sorted(sizes):
+            fill_start = time.perf_counter()
+            while stored < size:
+                batch = min(_FILL_BATCH, size - stored)
+                drafts = []
+                for index in range(stored, stored + batch):
+                    content, type_, tags = memory_text(index)
+                    drafts.append(MemoryDraft(content=content, type=type_, tags=tags))
+                app.remember_many(caller, drafts)
+                stored += batch
+                sys.stderr.write(f"\rfilling to {size}: {stored}/{size}")
+                sys.stderr.flush()
+            fill_seconds = time.perf_counter() - fill_start
+            sys.stderr.write("\n")
+            remember_ms = []
+            for index in range(samples):
+                content, type_, tags = memory_text(10_000_000 + size * 10 + index)
+                start = time.perf_counter()
+                app.remember(caller, MemoryDraft(content=content, type=type_, tags=tags))
+                remember_ms.append((time.perf_counter() - start) * 1000)
+            stored += samples
+            recall_ms = []
+            for index in range(samples):
+                start = time.perf_counter()
+                app.recall(caller, RecallRequest(query=query_text(index), limit=10))
+                recall_ms.append((time.perf_counter() - start) * 1000)
+            row = {
+                "memories": size,
+                "fill_seconds": round(fill_seconds, 1),
+                "remember_p50_ms": round(percentile(remember_ms, 0.5), 1),
+                "remember_p95_ms": round(percentile(remember_ms, 0.95), 1),
+                "recall_p50_ms": round(percentile(recall_ms, 0.5), 1),
+                "recall_p95_ms": round(percentile(recall_ms, 0.95), 1),
+                "peak_rss_mb": round(_peak_rss_mb(), 1),
+            }
+            rows.append(row)
+            echo(
+                f"{size:>7} memories: "
+                f"remember p50 {row['remember_p50_ms']} ms, p95 {row['remember_p95_ms']} ms; "
+                f"recall p50 {row['recall_p50_ms']} ms, p95 {row['recall_p95_ms']} ms; "
+                f"peak RSS {row['peak_rss_mb']} MB"
+            )
+        app.close()
+    cold = measure_cold_start(5, embedder)
+    cold_start = {
+        "median": round(statistics.median(cold), 3),
+        "max": round(max(cold), 3),
+        "runs": [round(c, 3) for c in cold],
+    }
+    result: dict[str, Any] = {
+        "machine": info,
+        "model": model,
+        "samples": samples,
+        "sizes": rows,
+        "cold_start_s": cold_start,
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+    }
+    echo(
+        f"cold start (spawn to initialize answered, stdio): median {cold_start['median']} s, "
+        f"max {cold_start['max']} s over {len(cold)} runs"
+    )
+    echo("")
+    echo(markdown_table(result))
+    if json_path is not None:
+        json_path.write_text(json.dumps(result, indent=2))
+    return result
+
+
+def markdown_table(result: dict[str, Any]) -> str:
+    lines = [
+        "| memories | remember p50 | remember p95 | recall p50 | recall p95 | peak RSS |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in result["sizes"]:
+        lines.append(
+            f"| {row['memories']:,} | {row['remember_p50_ms']} ms | {row['remember_p95_ms']} ms | "
+            f"{row['recall_p50_ms']} ms | {row['recall_p95_ms']} ms | {row['peak_rss_mb']} MB |"
+        )
+    lines.append("")
+    lines.append(
+        f"Cold start, spawn to `initialize` answered over stdio: median {result['cold_start_s']['median']} s "
+        f"(max {result['cold_start_s']['max']} s). Machine: {describe(result['machine'])}. "
+        f"Model: {result['model']}."
+    )
+    return "\n".join(lines)

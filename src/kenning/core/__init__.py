@@ -1,0 +1,1 @@
+"""Domain types and pure logic. Imports nothing else of Kenning's but itself."""

@@ -1,0 +1,59 @@
+"""What a recall asks for, and what it gets back with its explanation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kenning.core.records import MemoryRecord, MemoryState
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Structured filters. A list filter means "all of these" (tags, entities) or "any of these" (types)."""
+
+    namespace: str
+    states: tuple[MemoryState, ...] = (MemoryState.ACTIVE,)
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    agent_id: str | None = None
+    session_id: str | None = None
+    since: float | None = None
+    until: float | None = None
+
+    @property
+    def is_structured(self) -> bool:
+        """True when the filter narrows beyond namespace and state."""
+        return bool(
+            self.types
+            or self.tags
+            or self.entities
+            or self.agent_id
+            or self.session_id
+            or self.since is not None
+            or self.until is not None
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelHit:
+    channel: str
+    rank: int
+    score: float
+
+
+@dataclass(slots=True)
+class RecallHit:
+    record: MemoryRecord
+    score: float
+    channels: list[ChannelHit] = field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass(slots=True)
+class RecallResult:
+    hits: list[RecallHit]
+    next_offset: int | None
+    degraded: list[str]
+    used_tokens: int
+    channels_used: list[str]

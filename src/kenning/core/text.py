@@ -1,0 +1,63 @@
+"""Text normalisation, hashing, token estimates and script detection. Pure functions."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_WS = re.compile(r"\s+")
+# CJK ideographs, kana, hangul (syllables and jamo), CJK punctuation-free ranges.
+_CJK = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+    r"\U00020000-\U0002a6df]"
+)
+_CJK_RUN = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"
+    r"\U00020000-\U0002a6df]+"
+)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def normalize(text: str) -> str:
+    """NFC, collapsed whitespace, trimmed: the form that is stored and indexed."""
+    return _WS.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def content_hash(text: str) -> str:
+    """Hash of the normalised, case-folded text: the identity used for idempotent writes."""
+    key = normalize(text).casefold()
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+def cjk_runs(text: str) -> list[str]:
+    return _CJK_RUN.findall(text)
+
+
+def words(text: str) -> list[str]:
+    """Word tokens outside CJK runs, lower-cased (CJK runs have their own channel)."""
+    return [w.lower() for w in _WORD.findall(_CJK_RUN.sub(" ", text))]
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: one token per CJK character, one per four other characters."""
+    cjk = len(_CJK.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def truncate_to_tokens(text: str, tokens: int) -> str:
+    """The longest prefix of `text` whose estimate_tokens() fits in `tokens` (at least one character)."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    low, high = 1, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if estimate_tokens(text[:middle]) <= tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]

@@ -1,0 +1,1 @@
+"""Doors into Kenning: MCP server, CLI (and later REST and dashboard). Each calls the services directly."""

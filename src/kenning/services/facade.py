@@ -1,0 +1,53 @@
+"""One object the entry points hold: the use cases bound to their dependencies."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kenning.core.query import RecallResult
+from kenning.core.records import MemoryRecord
+from kenning.core.validation import MemoryDraft
+from kenning.services import records
+from kenning.services import status as status_service
+from kenning.services.deps import Caller, Deps
+from kenning.services.recall import RecallRequest, recall
+from kenning.services.remember import RememberOutcome, remember, remember_many
+
+
+class Kenning:
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+
+    def remember(self, caller: Caller, draft: MemoryDraft) -> RememberOutcome:
+        return remember(self.deps, caller, draft)
+
+    def remember_many(self, caller: Caller, drafts: Sequence[MemoryDraft]) -> list[RememberOutcome]:
+        return remember_many(self.deps, caller, drafts)
+
+    def recall(self, caller: Caller, request: RecallRequest) -> RecallResult:
+        return recall(self.deps, caller, request)
+
+    def get(self, caller: Caller, memory_id: str) -> MemoryRecord:
+        return records.get(self.deps, caller, memory_id)
+
+    def update(
+        self, caller: Caller, memory_id: str, expected_version: int, patch: records.MemoryPatch
+    ) -> records.UpdateOutcome:
+        return records.update(self.deps, caller, memory_id, expected_version, patch)
+
+    def forget(
+        self,
+        caller: Caller,
+        memory_id: str,
+        *,
+        mode: str = "archive",
+        confirm: bool = False,
+        reason: str | None = None,
+    ) -> records.ForgetOutcome:
+        return records.forget(self.deps, caller, memory_id, mode=mode, confirm=confirm, reason=reason)
+
+    def status(self, caller: Caller, *, load_embedder: bool = True) -> status_service.StatusReport:
+        return status_service.status(self.deps, caller, load_embedder=load_embedder)
+
+    def close(self) -> None:
+        self.deps.store.close()

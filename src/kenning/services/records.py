@@ -1,0 +1,219 @@
+"""get, update and forget: operations on one memory by id, always inside the caller's namespace."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from kenning.core import limits
+from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, NotFound
+from kenning.core.ids import is_ulid
+from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
+from kenning.core.text import content_hash
+from kenning.core.validation import (
+    check_content,
+    check_entities,
+    check_metadata,
+    check_optional_text,
+    check_range,
+    check_state,
+    check_tags,
+    check_timestamp,
+    check_trust,
+    check_type_name,
+    check_unit_interval,
+)
+from kenning.ports.store import StoredVector
+from kenning.services.deps import Caller, Deps
+
+# States a caller may set directly. Superseding and quarantine have their own operations.
+_SETTABLE_STATES = (MemoryState.ACTIVE, MemoryState.ARCHIVED, MemoryState.DEPRECATED)
+
+
+def check_id(memory_id: str) -> str:
+    if not isinstance(memory_id, str) or not is_ulid(memory_id):
+        raise InvalidInput("id", f"{memory_id!r} is not a memory id (26-character ULID)")
+    return memory_id.upper()
+
+
+def get(deps: Deps, caller: Caller, memory_id: str) -> MemoryRecord:
+    record = deps.store.get(check_id(memory_id))
+    # Another namespace's memory is reported exactly like a missing one: existence must not leak.
+    if record is None or record.namespace != caller.namespace:
+        raise NotFound(f"no memory with id {memory_id!r}", id=memory_id)
+    return record
+
+
+@dataclass(slots=True)
+class MemoryPatch:
+    """Fields to change; None leaves a field as it is."""
+
+    content: str | None = None
+    type: str | None = None
+    tags: Sequence[str] | None = None
+    entities: Sequence[str] | None = None
+    context: str | None = None
+    importance: float | None = None
+    trust: str | None = None
+    source: str | None = None
+    event_time: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    state: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class UpdateOutcome:
+    record: MemoryRecord
+    changed: list[str]
+    degraded: list[str]
+
+
+def update(
+    deps: Deps, caller: Caller, memory_id: str, expected_version: int, patch: MemoryPatch
+) -> UpdateOutcome:
+    check_range(expected_version, "version", 1, 2**62)
+    current = get(deps, caller, memory_id)
+    changes: dict[str, Any] = {}
+    if patch.content is not None:
+        changes["content"] = check_content(patch.content)
+    if patch.type is not None:
+        changes["type"] = check_type_name(patch.type)
+    if patch.tags is not None:
+        changes["tags"] = check_tags(patch.tags)
+    if patch.entities is not None:
+        changes["entities"] = check_entities(patch.entities)
+    if patch.context is not None:
+        changes["context"] = check_optional_text(patch.context, "context", limits.CONTEXT_MAX_CHARS)
+    if patch.importance is not None:
+        changes["importance"] = check_unit_interval(patch.importance, "importance")
+    if patch.trust is not None:
+        changes["trust"] = check_trust(patch.trust)
+    if patch.source is not None:
+        changes["source"] = check_optional_text(patch.source, "source", limits.SOURCE_MAX_CHARS)
+    for name in ("event_time", "valid_from", "valid_to"):
+        value = getattr(patch, name)
+        if value is not None:
+            changes[name] = check_timestamp(value, name)
+    if patch.metadata is not None:
+        changes["metadata"] = check_metadata(patch.metadata)
+    if patch.state is not None:
+        state = check_state(patch.state)
+        if state not in _SETTABLE_STATES:
+            allowed = ", ".join(s.value for s in _SETTABLE_STATES)
+            raise InvalidInput("state", f"cannot be set to {state.value!r} by update; allowed: {allowed}")
+        changes["state"] = state
+    changed = sorted(name for name, value in changes.items() if getattr(current, name) != value)
+    if not changed:
+        if current.version != expected_version:
+            raise _stale(current, expected_version)
+        return UpdateOutcome(record=current, changed=[], degraded=deps.embeddings.degraded())
+
+    now = deps.clock.now()
+    updated = replace(current, **changes, updated_at=now, version=current.version + 1)
+    if (
+        updated.valid_from is not None
+        and updated.valid_to is not None
+        and updated.valid_to < updated.valid_from
+    ):
+        raise InvalidInput("valid_to", "must not be earlier than valid_from")
+    revector = "content" in changed
+    vector: StoredVector | None = None
+    degraded = deps.embeddings.degraded()
+    if revector:
+        updated.content_hash = content_hash(updated.content)
+        twin = deps.store.find_by_hash(caller.namespace, updated.content_hash)
+        if twin is not None and twin.id != current.id:
+            raise ConflictError(
+                f"memory {twin.id} already has this content; update that one or forget this one",
+                existing_id=twin.id,
+            )
+        try:
+            embedded = deps.embeddings.passages([updated.content])
+        except BackendUnavailable as exc:
+            embedded = None
+            degraded = [*degraded, f"not_embedded: {exc.message}"]
+        if embedded is not None:
+            vector = StoredVector(model=embedded[0], values=embedded[1][0])
+    audit = AuditEntry(
+        at=now,
+        actor=caller.agent_id,
+        namespace=caller.namespace,
+        action="update",
+        memory_id=current.id,
+        detail={"changed": changed, "from_version": current.version},
+    )
+    try:
+        deps.store.replace(
+            updated, expected_version=expected_version, revector=revector, vector=vector, audit=audit
+        )
+    except ConflictError as exc:
+        if "current_version" in exc.details:
+            raise _stale(current, expected_version, int(exc.details["current_version"])) from None
+        raise
+    return UpdateOutcome(record=updated, changed=changed, degraded=degraded)
+
+
+def _stale(current: MemoryRecord, expected: int, actual: int | None = None) -> ConflictError:
+    version = current.version if actual is None else actual
+    return ConflictError(
+        f"version: memory {current.id} is at version {version}, not {expected}; nothing was changed. "
+        "Get the memory again and retry with its current version.",
+        id=current.id,
+        current_version=version,
+    )
+
+
+@dataclass(slots=True)
+class ForgetOutcome:
+    id: str
+    action: Literal["archived", "already_archived", "purged"]
+    state: str | None
+
+
+def forget(
+    deps: Deps,
+    caller: Caller,
+    memory_id: str,
+    *,
+    mode: str = "archive",
+    confirm: bool = False,
+    reason: str | None = None,
+) -> ForgetOutcome:
+    if mode not in ("archive", "purge"):
+        raise InvalidInput("mode", f"unknown mode {mode!r}; valid: archive, purge")
+    reason = check_optional_text(reason, "reason", limits.SOURCE_MAX_CHARS)
+    current = get(deps, caller, memory_id)
+    now = deps.clock.now()
+    if mode == "purge":
+        if confirm is not True:
+            raise InvalidInput(
+                "confirm",
+                "purge deletes the memory permanently and cannot be undone; pass confirm=true to proceed, "
+                "or use mode='archive' (recoverable)",
+            )
+        audit = AuditEntry(
+            at=now,
+            actor=caller.agent_id,
+            namespace=caller.namespace,
+            action="purge",
+            memory_id=current.id,
+            detail={"content_hash": current.content_hash, "type": current.type, "reason": reason},
+        )
+        deps.store.delete(current.id, audit)
+        return ForgetOutcome(id=current.id, action="purged", state=None)
+    if current.state is MemoryState.ARCHIVED:
+        return ForgetOutcome(id=current.id, action="already_archived", state=current.state.value)
+    archived = replace(current, state=MemoryState.ARCHIVED, updated_at=now, version=current.version + 1)
+    audit = AuditEntry(
+        at=now,
+        actor=caller.agent_id,
+        namespace=caller.namespace,
+        action="archive",
+        memory_id=current.id,
+        detail={"from_state": current.state.value, "reason": reason},
+    )
+    deps.store.replace(archived, expected_version=current.version, revector=False, vector=None, audit=audit)
+    return ForgetOutcome(id=current.id, action="archived", state=MemoryState.ARCHIVED.value)

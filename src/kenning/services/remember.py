@@ -1,0 +1,208 @@
+"""remember: validate, hash, reinforce an identical memory or embed and store a new one (SPEC §5)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from kenning.core import limits
+from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput
+from kenning.core.ids import new_ulid
+from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
+from kenning.core.text import content_hash
+from kenning.core.validation import (
+    MemoryDraft,
+    check_content,
+    check_entities,
+    check_metadata,
+    check_name,
+    check_optional_text,
+    check_tags,
+    check_timestamp,
+    check_trust,
+    check_type_name,
+    check_unit_interval,
+)
+from kenning.ports.embedder import Vector
+from kenning.ports.store import StoredVector
+from kenning.services.deps import Caller, Deps
+
+logger = logging.getLogger(__name__)
+
+# States in which an identical write brings the memory back: forgetting is undone by re-stating it.
+_REVIVABLE = (MemoryState.ARCHIVED,)
+
+
+@dataclass(slots=True)
+class RememberOutcome:
+    status: Literal["stored", "reinforced"]
+    record: MemoryRecord
+    degraded: list[str] = field(default_factory=list)
+    note: str | None = None
+
+
+def validate_draft(draft: MemoryDraft) -> MemoryDraft:
+    """A normalised copy of the draft, or InvalidInput naming the first bad field and its limit."""
+    valid_from = check_timestamp(draft.valid_from, "valid_from")
+    valid_to = check_timestamp(draft.valid_to, "valid_to")
+    if valid_from is not None and valid_to is not None and valid_to < valid_from:
+        raise InvalidInput("valid_to", "must not be earlier than valid_from")
+    return MemoryDraft(
+        content=check_content(draft.content),
+        type=check_type_name(draft.type),
+        tags=check_tags(draft.tags),
+        entities=check_entities(draft.entities),
+        context=check_optional_text(draft.context, "context", limits.CONTEXT_MAX_CHARS),
+        importance=check_unit_interval(draft.importance, "importance"),
+        trust=check_trust(draft.trust).value,
+        source=check_optional_text(draft.source, "source", limits.SOURCE_MAX_CHARS),
+        subject=check_name(draft.subject, "subject"),
+        session_id=check_name(draft.session_id, "session_id"),
+        event_time=check_timestamp(draft.event_time, "event_time"),
+        valid_from=valid_from,
+        valid_to=valid_to,
+        metadata=check_metadata(draft.metadata),
+    )
+
+
+def remember(deps: Deps, caller: Caller, draft: MemoryDraft) -> RememberOutcome:
+    return remember_many(deps, caller, [draft])[0]
+
+
+def remember_many(deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft]) -> list[RememberOutcome]:
+    """Remember several memories, embedding the new ones in one batch. Each write is its own transaction."""
+    if len(drafts) > limits.BATCH_MAX:
+        raise InvalidInput("memories", f"has {len(drafts)} items; the limit is {limits.BATCH_MAX}")
+    clean = []
+    for index, draft in enumerate(drafts):
+        try:
+            clean.append(validate_draft(draft))
+        except InvalidInput as exc:
+            if len(drafts) == 1:
+                raise
+            raise InvalidInput(f"memories[{index}].{exc.field}", exc.message.split(": ", 1)[-1]) from None
+    outcomes: list[RememberOutcome | None] = [None] * len(clean)
+    fresh: list[int] = []
+    for index, draft in enumerate(clean):
+        existing = deps.store.find_by_hash(caller.namespace, content_hash(draft.content))
+        if existing is not None:
+            outcomes[index] = _reinforce(deps, caller, existing, draft)
+        else:
+            fresh.append(index)
+
+    vectors: tuple[str, Vector] | None = None
+    embed_failure: list[str] = []
+    if fresh:
+        try:
+            vectors = deps.embeddings.passages([clean[i].content for i in fresh])
+        except BackendUnavailable as exc:
+            # The write must not fail because the embedder did: store it keyword-searchable, say so.
+            logger.warning("embedding failed, storing without vectors: %s", exc)
+            embed_failure = [f"not_embedded: {exc.message}"]
+    degraded = deps.embeddings.degraded() + embed_failure
+
+    for position, index in enumerate(fresh):
+        draft = clean[index]
+        vector = None if vectors is None else StoredVector(model=vectors[0], values=vectors[1][position])
+        outcomes[index] = _store_new(deps, caller, draft, vector, degraded)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _store_new(
+    deps: Deps, caller: Caller, draft: MemoryDraft, vector: StoredVector | None, degraded: list[str]
+) -> RememberOutcome:
+    now = deps.clock.now()
+    record = MemoryRecord(
+        id=new_ulid(int(now * 1000)),
+        namespace=caller.namespace,
+        content=draft.content,
+        content_hash=content_hash(draft.content),
+        type=draft.type,
+        agent_id=caller.agent_id,
+        created_at=now,
+        updated_at=now,
+        event_time=draft.event_time if draft.event_time is not None else now,
+        subject=draft.subject,
+        session_id=draft.session_id,
+        tags=list(draft.tags),
+        entities=list(draft.entities),
+        context=draft.context,
+        importance=draft.importance,
+        trust=check_trust(draft.trust),
+        source=draft.source,
+        valid_from=draft.valid_from,
+        valid_to=draft.valid_to,
+        metadata=dict(draft.metadata),
+    )
+    audit = AuditEntry(
+        at=now,
+        actor=caller.agent_id,
+        namespace=caller.namespace,
+        action="remember",
+        memory_id=record.id,
+        detail={"type": record.type, "content_hash": record.content_hash, "embedded": vector is not None},
+    )
+    try:
+        deps.store.insert(record, vector, audit)
+    except ConflictError:
+        # Another writer stored the same content between our lookup and our insert: reinforce theirs.
+        existing = deps.store.find_by_hash(caller.namespace, record.content_hash)
+        if existing is None:
+            raise
+        return _reinforce(deps, caller, existing, draft)
+    return RememberOutcome(status="stored", record=record, degraded=list(degraded))
+
+
+def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: MemoryDraft) -> RememberOutcome:
+    """Same content again: no duplicate. Count the repetition, merge labels, undo an archive."""
+    for _ in range(5):
+        now = deps.clock.now()
+        revived = existing.state in _REVIVABLE
+        updated = replace(
+            existing,
+            tags=_merged(existing.tags, draft.tags, limits.TAGS_MAX),
+            entities=_merged(existing.entities, draft.entities, limits.ENTITIES_MAX),
+            importance=max(existing.importance, draft.importance),
+            access_count=existing.access_count + 1,
+            last_accessed_at=now,
+            updated_at=now,
+            state=MemoryState.ACTIVE if revived else existing.state,
+            version=existing.version + 1,
+        )
+        audit = AuditEntry(
+            at=now,
+            actor=caller.agent_id,
+            namespace=caller.namespace,
+            action="reinforce",
+            memory_id=existing.id,
+            detail={"revived": revived, "access_count": updated.access_count},
+        )
+        try:
+            deps.store.replace(
+                updated, expected_version=existing.version, revector=False, vector=None, audit=audit
+            )
+        except ConflictError:
+            fresh = deps.store.get(existing.id)
+            if fresh is None:
+                raise
+            existing = fresh
+            continue
+        note = None
+        if revived:
+            note = "this memory had been archived; remembering it again made it active"
+        elif updated.state is not MemoryState.ACTIVE:
+            note = f"an identical memory exists in state {updated.state.value}; it was not reactivated"
+        return RememberOutcome(
+            status="reinforced", record=updated, degraded=deps.embeddings.degraded(), note=note
+        )
+    raise BackendUnavailable(f"memory {existing.id} kept changing while being reinforced; retry")
+
+
+def _merged(old: Sequence[str], new: Sequence[str], cap: int) -> list[str]:
+    out = list(old)
+    for item in new:
+        if item not in out and len(out) < cap:
+            out.append(item)
+    return out

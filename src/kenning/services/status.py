@@ -1,0 +1,63 @@
+"""status: what is stored, which model embeds it, and every way in which answers are degraded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kenning.core.ontology import BASE_TYPES
+from kenning.services.deps import Caller, Deps
+
+
+@dataclass(slots=True)
+class StatusReport:
+    ok: bool
+    namespace: str
+    memories_in_namespace: int
+    total_memories: int
+    by_state: dict[str, int]
+    by_type: dict[str, int]
+    embedder: dict[str, Any]
+    vectors_by_model: dict[str, int]
+    index: dict[str, Any]
+    schema_version: int
+    store: dict[str, Any]
+    degraded: list[str] = field(default_factory=list)
+
+
+def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusReport:
+    """With `load_embedder`, the model is loaded so its failure, if any, is reported now."""
+    gate = deps.embeddings
+    model = gate.model_id() if load_embedder else None
+    stats = deps.store.stats(model)
+    degraded = gate.degraded() + stats.health
+    embedder = {
+        "provider": gate.configured,
+        "model": model,
+        "loaded": gate.loaded,
+        "failure": gate.failure,
+    }
+    return StatusReport(
+        ok=not degraded,
+        namespace=caller.namespace,
+        memories_in_namespace=stats.by_namespace.get(caller.namespace, 0),
+        total_memories=stats.total,
+        by_state=stats.by_state,
+        by_type={**{t: 0 for t in BASE_TYPES if t in stats.by_type}, **stats.by_type},
+        embedder=embedder,
+        vectors_by_model=stats.vectors_by_model,
+        index={
+            "text_rows": stats.text_index_rows,
+            "trigram_rows": stats.trigram_index_rows,
+            "healthy": not stats.health,
+            "problems": stats.health,
+        },
+        schema_version=stats.schema_version,
+        store={
+            "backend": "sqlite",
+            "location": stats.location,
+            "size_bytes": stats.size_bytes,
+            "audit_entries": stats.audit_entries,
+        },
+        degraded=degraded,
+    )

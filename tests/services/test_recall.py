@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from conftest import CALLER, OTHER
+from fakes import ManualClock
+from kenning.core.errors import InvalidInput
+from kenning.core.validation import MemoryDraft
+from kenning.services.facade import Kenning
+from kenning.services.recall import RecallRequest
+
+FACTS = [
+    ("The auth service uses PostgreSQL 16", "fact", ["proj:auth"]),
+    ("We decided to deploy on Tuesdays only", "decision", ["ops"]),
+    ("The user prefers tabs over spaces", "preference", []),
+    ("A null pointer crash in billing was fixed by checking the invoice id", "bug", ["proj:billing"]),
+    ("Redis is the session store", "fact", ["proj:auth"]),
+]
+
+
+@pytest.fixture
+def filled(app: Kenning, clock: ManualClock) -> Kenning:
+    for content, type_, tags in FACTS:
+        app.remember(CALLER, MemoryDraft(content=content, type=type_, tags=tags))
+        clock.advance(3600)
+    return app
+
+
+def ids(result: object) -> list[str]:
+    return [hit.record.content for hit in result.hits]  # type: ignore[attr-defined]
+
+
+def test_recall_finds_by_keywords_and_explains_each_channel(filled: Kenning) -> None:
+    result = filled.recall(CALLER, RecallRequest(query="which database does auth use"))
+    top = result.hits[0]
+    assert top.record.content == "The auth service uses PostgreSQL 16"
+    channels = {c.channel: c for c in top.channels}
+    assert set(channels) == {"bm25", "dense"}
+    assert channels["bm25"].rank == 1 and channels["bm25"].score > 0
+    assert result.channels_used == ["bm25", "dense"]
+    assert result.degraded == []
+
+
+def test_type_filter_includes_subtypes(filled: Kenning) -> None:
+    result = filled.recall(CALLER, RecallRequest(query="crash", types=["error"]))
+    assert ids(result) == ["A null pointer crash in billing was fixed by checking the invoice id"]
+
+
+def test_tag_and_time_filters(filled: Kenning, clock: ManualClock) -> None:
+    result = filled.recall(CALLER, RecallRequest(query="store", tags=["proj:auth"]))
+    assert set(ids(result)) == {"The auth service uses PostgreSQL 16", "Redis is the session store"}
+    since = clock.now() - 2.5 * 3600
+    recent = filled.recall(CALLER, RecallRequest(query="", since=since))
+    assert ids(recent) == [
+        "Redis is the session store",
+        "A null pointer crash in billing was fixed by checking the invoice id",
+    ]
+
+
+def test_other_namespaces_are_invisible(filled: Kenning) -> None:
+    assert filled.recall(OTHER, RecallRequest(query="PostgreSQL")).hits == []
+
+
+def test_paging_walks_all_results_without_repeats(filled: Kenning) -> None:
+    seen: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = filled.recall(CALLER, RecallRequest(query="the", limit=2, offset=offset, touch=False))
+        seen.extend(hit.record.id for hit in page.hits)
+        offset = page.next_offset
+    assert len(seen) == len(set(seen)) == len(FACTS)
+
+
+def test_token_budget_bounds_the_page_and_points_to_the_rest(app: Kenning) -> None:
+    for index in range(5):
+        app.remember(CALLER, MemoryDraft(content=f"Release checklist item {index}: " + "verify " * 60))
+    result = app.recall(CALLER, RecallRequest(query="release checklist", limit=5, token_budget=200))
+    assert 1 <= len(result.hits) < 5
+    assert result.used_tokens <= 200
+    assert result.next_offset == len(result.hits)
+
+
+def test_a_memory_larger_than_the_budget_is_truncated_not_dropped(app: Kenning) -> None:
+    app.remember(CALLER, MemoryDraft(content="Architecture notes: " + "layers " * 400))
+    result = app.recall(CALLER, RecallRequest(query="architecture notes", token_budget=60))
+    assert len(result.hits) == 1 and result.hits[0].truncated
+    assert result.used_tokens <= 60
+
+
+def test_recall_counts_access_after_ranking_and_read_only_recall_does_not(filled: Kenning) -> None:
+    before = filled.recall(CALLER, RecallRequest(query="Redis session", touch=False))
+    top = before.hits[0].record
+    assert top.access_count == 0
+    filled.recall(CALLER, RecallRequest(query="Redis session"))
+    assert filled.get(CALLER, top.id).access_count == 1
+    again = filled.recall(CALLER, RecallRequest(query="Redis session", touch=False))
+    assert [h.record.id for h in again.hits] == [h.record.id for h in before.hits]
+
+
+def test_archived_memories_are_hidden_unless_asked_for(filled: Kenning) -> None:
+    target = filled.recall(CALLER, RecallRequest(query="tabs over spaces")).hits[0].record
+    filled.forget(CALLER, target.id)
+    assert target.id not in [h.record.id for h in filled.recall(CALLER, RecallRequest(query="tabs")).hits]
+    shown = filled.recall(CALLER, RecallRequest(query="tabs", states=["active", "archived"]))
+    assert target.id in [h.record.id for h in shown.hits]
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        (RecallRequest(query="x", limit=0), "limit"),
+        (RecallRequest(query="x", limit=10**9), "limit"),
+        (RecallRequest(query="x", offset=-1), "offset"),
+        (RecallRequest(query="x", token_budget=1), "token_budget"),
+        (RecallRequest(query="x" * 3000), "query"),
+        (RecallRequest(query="x", types=["nope"]), "type"),
+        (RecallRequest(query="x", states=["gone"]), "states"),
+        (RecallRequest(query="x", since=10.0, until=5.0), "until"),
+    ],
+)
+def test_bad_recall_arguments_are_named(filled: Kenning, request_: RecallRequest, field: str) -> None:
+    with pytest.raises(InvalidInput) as info:
+        filled.recall(CALLER, request_)
+    assert info.value.field == field
+
+
+def test_keyword_only_store_still_recalls_and_reports_it(make_app: Callable[..., Kenning]) -> None:
+    app = make_app(None)
+    app.remember(CALLER, MemoryDraft(content="Feature flags live in LaunchDarkly"))
+    result = app.recall(CALLER, RecallRequest(query="feature flags"))
+    assert ids(result) == ["Feature flags live in LaunchDarkly"]
+    assert result.degraded == ["keyword_only: embedding provider is 'none'"]
