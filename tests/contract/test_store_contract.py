@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kenning.adapters.sqlite_store import SqliteStore
-from kenning.core.errors import ConflictError, NotFound
+from kenning.core.errors import ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, MemoryRecord, MemoryState, Trust
 from kenning.core.text import content_hash
@@ -253,3 +253,14 @@ def test_schema_version_is_recorded_and_reopening_does_not_migrate_twice(tmp_pat
     assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+def test_a_failing_vector_write_rolls_back_the_whole_record(store: MemoryStore) -> None:
+    store.insert(record(ID1, "first"), unit(1, 0, 0), audit("remember", ID1))
+    wrong_dim = StoredVector(model=MODEL, values=np.ones(5, dtype=np.float32))
+    with pytest.raises(ContractBroken):
+        store.insert(record(ID2, "second with a broken vector"), wrong_dim, audit("remember", ID2))
+    assert store.get(ID2) is None
+    assert store.search_words("broken", Filters(namespace="ns"), 5) == []
+    assert store.audit_log(ID2) == []
+    assert store.stats(MODEL).total == 1

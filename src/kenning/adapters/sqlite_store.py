@@ -57,7 +57,10 @@ class SqliteStore:
     def __init__(self, path: Path | str, *, busy_timeout_s: float = 5.0, write_retries: int = 8) -> None:
         self.path = Path(path) if str(path) != ":memory:" else Path(":memory:")
         if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise BackendUnavailable(f"cannot create the directory for {self.path}: {exc}") from exc
         self._write_retries = write_retries
         self._lock = threading.RLock()
         self._matrices: dict[str, VectorMatrix] = {}
@@ -222,6 +225,13 @@ class SqliteStore:
 
     def _put_vector(self, conn: sqlite3.Connection, seq: int, vector: StoredVector) -> None:
         values = np.ascontiguousarray(vector.values, dtype=np.float32)
+        if values.ndim != 1 or not np.all(np.isfinite(values)):
+            raise ContractBroken(f"vector for model {vector.model} must be one finite row")
+        known = conn.execute("SELECT dim FROM vectors WHERE model = ? LIMIT 1", (vector.model,)).fetchone()
+        if known is not None and int(known[0]) != values.shape[0]:
+            raise ContractBroken(
+                f"vector for model {vector.model} has dimension {values.shape[0]}; the store holds {known[0]}"
+            )
         conn.execute(
             "INSERT INTO vectors (seq, model, dim, vec) VALUES (?, ?, ?, ?)",
             (seq, vector.model, int(values.shape[0]), values.tobytes()),

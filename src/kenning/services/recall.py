@@ -141,7 +141,12 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
 
     if request.touch and hits:
         # After ranking: the access this recall records can only affect later recalls.
-        deps.store.touch([hit.record.id for hit in hits], deps.clock.now())
+        try:
+            deps.store.touch([hit.record.id for hit in hits], deps.clock.now())
+        except BackendUnavailable as exc:
+            # The answer is still right; only the access statistics missed this recall. Say so.
+            logger.warning("access statistics not updated: %s", exc)
+            degraded.append(f"access_not_recorded: {exc.message}")
     return RecallResult(
         hits=hits,
         next_offset=next_offset,
