@@ -68,7 +68,23 @@ class RetrievalSettings(_Section):
     default_limit: int = Field(default=10, ge=1, le=100, description="Results per recall page by default.")
     token_budget: int = Field(default=4000, ge=50, le=50_000, description="Default token budget of a recall.")
     candidates: int = Field(default=50, ge=10, le=1000, description="Candidates each channel contributes.")
-    rrf_k: float = Field(default=60.0, gt=0, le=1000, description="Reciprocal-rank fusion constant.")
+    weights: dict[str, float] = Field(
+        default_factory=dict,
+        description='Overrides of channel and stage weights, e.g. {"bm25": 2.0} (JSON in the environment).',
+    )
+
+    @field_validator("weights")
+    @classmethod
+    def _known_weights(cls, value: dict[str, float]) -> dict[str, float]:
+        from kenning.services.deps import DEFAULT_WEIGHTS
+
+        unknown = sorted(set(value) - set(DEFAULT_WEIGHTS))
+        if unknown:
+            raise ValueError(f"unknown weight(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_WEIGHTS)}")
+        bad = sorted(name for name, weight in value.items() if not 0 <= weight <= 100)
+        if bad:
+            raise ValueError(f"weight(s) {', '.join(bad)} must be between 0 and 100")
+        return value
 
 
 class ServerSettings(_Section):

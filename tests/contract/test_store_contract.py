@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kenning.adapters.sqlite_schema import LATEST_VERSION, MIGRATIONS, migrate
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.core.errors import ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
@@ -71,7 +72,7 @@ def test_insert_then_get_round_trips_every_field(store: MemoryStore) -> None:
         valid_to=500.0,
         metadata={"k": [1, 2]},
     )
-    store.insert(original, unit(1, 0, 0), audit("remember", ID1))
+    store.insert(original, [unit(1, 0, 0)], audit("remember", ID1))
     assert store.get(ID1) == original
     assert store.get_many([ID1, ID2]) == {ID1: original}
     assert store.find_by_hash("ns", original.content_hash) == original
@@ -79,109 +80,111 @@ def test_insert_then_get_round_trips_every_field(store: MemoryStore) -> None:
 
 
 def test_same_content_twice_in_one_namespace_is_a_conflict_and_changes_nothing(store: MemoryStore) -> None:
-    store.insert(record(ID1, "same"), None, audit("remember", ID1))
+    store.insert(record(ID1, "same"), [], audit("remember", ID1))
     with pytest.raises(ConflictError):
-        store.insert(record(ID2, "same"), None, audit("remember", ID2))
+        store.insert(record(ID2, "same"), [], audit("remember", ID2))
     assert store.get(ID2) is None
     assert [e.action for e in store.audit_log(ID2)] == []
-    store.insert(record(ID2, "same", namespace="elsewhere"), None, audit("remember", ID2))
+    store.insert(record(ID2, "same", namespace="elsewhere"), [], audit("remember", ID2))
     assert store.get(ID2) is not None
 
 
 def test_replace_checks_the_version_and_leaves_the_record_alone_on_mismatch(store: MemoryStore) -> None:
-    store.insert(record(ID1, "port is 5432"), unit(1, 0, 0), audit("remember", ID1))
+    store.insert(record(ID1, "port is 5432"), [unit(1, 0, 0)], audit("remember", ID1))
     stale = replace(record(ID1, "port is 6543"), version=2)
     with pytest.raises(ConflictError) as info:
         store.replace(
-            stale, expected_version=7, revector=True, vector=unit(0, 1, 0), audit=audit("update", ID1)
+            stale, expected_version=7, revector=True, vectors=[unit(0, 1, 0)], audit=audit("update", ID1)
         )
     assert info.value.details["current_version"] == 1
     stored = store.get(ID1)
     assert stored is not None and stored.content == "port is 5432"
-    store.replace(stale, expected_version=1, revector=True, vector=unit(0, 1, 0), audit=audit("update", ID1))
+    store.replace(
+        stale, expected_version=1, revector=True, vectors=[unit(0, 1, 0)], audit=audit("update", ID1)
+    )
     stored = store.get(ID1)
     assert stored is not None and stored.content == "port is 6543" and stored.version == 2
     assert store.search_words("6543", Filters(namespace="ns"), 5)[0][0] == ID1
     assert store.search_words("5432", Filters(namespace="ns"), 5) == []
-    best_id, best_score = store.search_vectors(unit(0, 1, 0).values, MODEL, Filters(namespace="ns"), 5)[0]
+    best_id, best_score = store.search_vectors(unit(0, 1, 0).values, MODEL, Filters(namespace="ns"), 5).hits[
+        0
+    ]
     assert best_id == ID1
     assert best_score == pytest.approx(1.0)
 
 
 def test_replace_of_a_missing_record_is_not_found(store: MemoryStore) -> None:
     with pytest.raises(NotFound):
-        store.replace(
-            record(ID1, "x"), expected_version=1, revector=False, vector=None, audit=audit("u", ID1)
-        )
+        store.replace(record(ID1, "x"), expected_version=1, revector=False, vectors=[], audit=audit("u", ID1))
 
 
 def test_delete_removes_record_and_indexes_but_keeps_the_audit_trail(store: MemoryStore) -> None:
-    store.insert(record(ID1, "ephemeral secret plan"), unit(1, 0, 0), audit("remember", ID1))
+    store.insert(record(ID1, "ephemeral secret plan"), [unit(1, 0, 0)], audit("remember", ID1))
     store.delete(ID1, audit("purge", ID1))
     assert store.get(ID1) is None
     assert store.search_words("ephemeral", Filters(namespace="ns"), 5) == []
-    assert store.search_vectors(unit(1, 0, 0).values, MODEL, Filters(namespace="ns"), 5) == []
+    assert store.search_vectors(unit(1, 0, 0).values, MODEL, Filters(namespace="ns"), 5).hits == []
     assert [e.action for e in store.audit_log(ID1)] == ["remember", "purge"]
     with pytest.raises(NotFound):
         store.delete(ID1, audit("purge", ID1))
 
 
 def test_searches_stay_inside_the_namespace_and_state(store: MemoryStore) -> None:
-    store.insert(record(ID1, "redis cache eviction"), unit(1, 0, 0), audit("r", ID1))
+    store.insert(record(ID1, "redis cache eviction"), [unit(1, 0, 0)], audit("r", ID1))
     store.insert(
-        record(ID2, "redis cache eviction policy", namespace="other"), unit(1, 0, 0), audit("r", ID2)
+        record(ID2, "redis cache eviction policy", namespace="other"), [unit(1, 0, 0)], audit("r", ID2)
     )
     store.insert(
-        record(ID3, "redis cache sizing", state=MemoryState.ARCHIVED), unit(1, 0, 0), audit("r", ID3)
+        record(ID3, "redis cache sizing", state=MemoryState.ARCHIVED), [unit(1, 0, 0)], audit("r", ID3)
     )
     active = Filters(namespace="ns")
     assert [i for i, _ in store.search_words("redis", active, 10)] == [ID1]
-    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, active, 10)] == [ID1]
+    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, active, 10).hits] == [ID1]
     both = Filters(namespace="ns", states=(MemoryState.ACTIVE, MemoryState.ARCHIVED))
     assert {i for i, _ in store.search_words("redis", both, 10)} == {ID1, ID3}
-    assert {i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, both, 10)} == {ID1, ID3}
+    assert {i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, both, 10).hits} == {ID1, ID3}
 
 
 def test_structured_filters_apply_to_every_channel(store: MemoryStore) -> None:
     store.insert(
         record(ID1, "use ruff for lint", tags=["lang:python"], type="decision", event_time=10.0),
-        unit(1, 0, 0),
+        [unit(1, 0, 0)],
         audit("r", ID1),
     )
     store.insert(
         record(
             ID2, "use eslint for lint", tags=["lang:js"], type="fact", event_time=20.0, entities=["ESLint"]
         ),
-        unit(0.9, 0.1, 0),
+        [unit(0.9, 0.1, 0)],
         audit("r", ID2),
     )
     by_tag = Filters(namespace="ns", tags=("lang:js",))
     assert [i for i, _ in store.search_words("lint", by_tag, 10)] == [ID2]
-    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, by_tag, 10)] == [ID2]
+    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, by_tag, 10).hits] == [ID2]
     by_type = Filters(namespace="ns", types=("decision",))
     assert [i for i, _ in store.search_words("lint", by_type, 10)] == [ID1]
     by_time = Filters(namespace="ns", since=15.0)
-    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, by_time, 10)] == [ID2]
+    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, MODEL, by_time, 10).hits] == [ID2]
     by_entity = Filters(namespace="ns", entities=("eslint",))
     assert [i for i, _ in store.search_words("lint", by_entity, 10)] == [ID2]
     assert [i for i, _ in store.search_recent(Filters(namespace="ns"), 10)] == [ID2, ID1]
 
 
 def test_vector_search_orders_by_cosine_and_only_uses_the_asked_model(store: MemoryStore) -> None:
-    store.insert(record(ID1, "a"), unit(1, 0, 0), audit("r", ID1))
-    store.insert(record(ID2, "b"), unit(1, 1, 0), audit("r", ID2))
+    store.insert(record(ID1, "a"), [unit(1, 0, 0)], audit("r", ID1))
+    store.insert(record(ID2, "b"), [unit(1, 1, 0)], audit("r", ID2))
     store.insert(
-        record(ID3, "c"), StoredVector(model="other:model", values=unit(1, 0, 0).values), audit("r", ID3)
+        record(ID3, "c"), [StoredVector(model="other:model", values=unit(1, 0, 0).values)], audit("r", ID3)
     )
-    hits = store.search_vectors(unit(1, 0, 0).values, MODEL, Filters(namespace="ns"), 10)
+    hits = store.search_vectors(unit(1, 0, 0).values, MODEL, Filters(namespace="ns"), 10).hits
     assert [i for i, _ in hits] == [ID1, ID2]
     assert hits[0][1] == pytest.approx(1.0) and hits[1][1] == pytest.approx(0.7071, abs=1e-3)
 
 
 def test_cjk_channel_matches_without_spaces_including_one_and_two_characters(store: MemoryStore) -> None:
-    store.insert(record(ID1, "我们的数据库端口是5432"), None, audit("r", ID1))
-    store.insert(record(ID2, "東京のオフィスは月曜日に休みです"), None, audit("r", ID2))
-    store.insert(record(ID3, "배포는 화요일에 합니다"), None, audit("r", ID3))
+    store.insert(record(ID1, "我们的数据库端口是5432"), [], audit("r", ID1))
+    store.insert(record(ID2, "東京のオフィスは月曜日に休みです"), [], audit("r", ID2))
+    store.insert(record(ID3, "배포는 화요일에 합니다"), [], audit("r", ID3))
     ns = Filters(namespace="ns")
     assert store.search_cjk("数据库", ns, 5)[0][0] == ID1
     assert store.search_cjk("端口", ns, 5)[0][0] == ID1
@@ -192,7 +195,7 @@ def test_cjk_channel_matches_without_spaces_including_one_and_two_characters(sto
 
 
 def test_touch_counts_accesses_without_changing_the_version(store: MemoryStore) -> None:
-    store.insert(record(ID1, "x"), None, audit("r", ID1))
+    store.insert(record(ID1, "x"), [], audit("r", ID1))
     store.touch([ID1, ID1], 500.0)
     stored = store.get(ID1)
     assert stored is not None
@@ -200,8 +203,8 @@ def test_touch_counts_accesses_without_changing_the_version(store: MemoryStore) 
 
 
 def test_stats_report_counts_and_missing_vectors(store: MemoryStore) -> None:
-    store.insert(record(ID1, "x"), unit(1, 0, 0), audit("r", ID1))
-    store.insert(record(ID2, "y", state=MemoryState.ARCHIVED), None, audit("r", ID2))
+    store.insert(record(ID1, "x"), [unit(1, 0, 0)], audit("r", ID1))
+    store.insert(record(ID2, "y", state=MemoryState.ARCHIVED), [], audit("r", ID2))
     stats = store.stats(MODEL)
     assert stats.total == 2
     assert stats.by_state == {"active": 1, "archived": 1}
@@ -212,7 +215,7 @@ def test_stats_report_counts_and_missing_vectors(store: MemoryStore) -> None:
 
 def test_audit_log_is_append_only(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "a.db")
-    store.insert(record(ID1, "x"), None, audit("remember", ID1))
+    store.insert(record(ID1, "x"), [], audit("remember", ID1))
     store.close()
     conn = sqlite3.connect(tmp_path / "a.db")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -226,19 +229,19 @@ def test_a_second_connection_sees_new_and_archived_vectors(tmp_path: Path) -> No
     first, second = SqliteStore(tmp_path / "shared.db"), SqliteStore(tmp_path / "shared.db")
     try:
         ns = Filters(namespace="ns")
-        assert second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5) == []
-        first.insert(record(ID1, "x"), unit(1, 0, 0), audit("r", ID1))
-        assert [i for i, _ in second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5)] == [ID1]
+        assert second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5).hits == []
+        first.insert(record(ID1, "x"), [unit(1, 0, 0)], audit("r", ID1))
+        assert [i for i, _ in second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5).hits] == [ID1]
         stored = first.get(ID1)
         assert stored is not None
         first.replace(
             replace(stored, state=MemoryState.ARCHIVED, version=2),
             expected_version=1,
             revector=False,
-            vector=None,
+            vectors=[],
             audit=audit("archive", ID1),
         )
-        assert second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5) == []
+        assert second.search_vectors(unit(1, 0, 0).values, MODEL, ns, 5).hits == []
     finally:
         first.close()
         second.close()
@@ -247,20 +250,50 @@ def test_a_second_connection_sees_new_and_archived_vectors(tmp_path: Path) -> No
 def test_schema_version_is_recorded_and_reopening_does_not_migrate_twice(tmp_path: Path) -> None:
     SqliteStore(tmp_path / "v.db").close()
     store = SqliteStore(tmp_path / "v.db")
-    assert store.schema_version == 1
+    assert store.schema_version == LATEST_VERSION
     store.close()
     conn = sqlite3.connect(tmp_path / "v.db")
-    assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == LATEST_VERSION
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 
 
 def test_a_failing_vector_write_rolls_back_the_whole_record(store: MemoryStore) -> None:
-    store.insert(record(ID1, "first"), unit(1, 0, 0), audit("remember", ID1))
+    store.insert(record(ID1, "first"), [unit(1, 0, 0)], audit("remember", ID1))
     wrong_dim = StoredVector(model=MODEL, values=np.ones(5, dtype=np.float32))
     with pytest.raises(ContractBroken):
-        store.insert(record(ID2, "second with a broken vector"), wrong_dim, audit("remember", ID2))
+        store.insert(record(ID2, "second with a broken vector"), [wrong_dim], audit("remember", ID2))
     assert store.get(ID2) is None
     assert store.search_words("broken", Filters(namespace="ns"), 5) == []
     assert store.audit_log(ID2) == []
     assert store.stats(MODEL).total == 1
+
+
+def test_vector_search_reports_the_score_scale_and_included_ids(store: MemoryStore) -> None:
+    store.insert(record(ID1, "a"), [unit(1, 0, 0)], audit("r", ID1))
+    store.insert(record(ID2, "b"), [unit(0, 1, 0)], audit("r", ID2))
+    store.insert(record(ID3, "c", namespace="other"), [unit(1, 0, 0)], audit("r", ID3))
+    found = store.search_vectors(unit(1, 0, 0).values, MODEL, Filters(namespace="ns"), 1, include=[ID2, ID3])
+    assert [i for i, _ in found.hits] == [ID1]
+    assert found.extra == {ID2: pytest.approx(0.0, abs=1e-6)}
+    assert found.mean == pytest.approx(0.5) and found.std == pytest.approx(0.5)
+
+
+def test_an_old_store_is_migrated_in_place_without_losing_rows(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
+    conn.executescript(MIGRATIONS[0])
+    conn.execute("INSERT INTO schema_version VALUES (1, 0)")
+    conn.close()
+    old = SqliteStore(tmp_path / "old.db")
+    old.insert(record(ID1, "kept across the upgrade"), [], audit("remember", ID1))
+    assert old.schema_version == LATEST_VERSION
+    old.close()
+    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    assert migrate(conn) == LATEST_VERSION
+    versions = [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version")]
+    assert versions == list(range(1, LATEST_VERSION + 1))
+    conn.close()
+    reopened = SqliteStore(tmp_path / "old.db")
+    assert reopened.get(ID1) is not None
+    reopened.close()

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -9,9 +7,10 @@ from hypothesis import strategies as st
 
 from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
 from kenning.core.errors import InvalidInput
-from kenning.core.fusion import reciprocal_rank_fusion
 from kenning.core.ids import is_ulid, new_ulid
 from kenning.core.ontology import base_type, check_type
+from kenning.core.query import ChannelHit
+from kenning.core.scoring import ChannelResult, content_terms, coverage, fuse, is_question, ranked
 from kenning.core.text import (
     cjk_runs,
     content_hash,
@@ -58,19 +57,49 @@ def test_ontology_accepts_base_and_subtypes_and_lists_the_rest() -> None:
         check_type("vibe")
 
 
-@given(st.dictionaries(st.sampled_from(["a", "b", "c"]), st.lists(st.text("xyz", min_size=1), unique=True)))
-def test_fusion_ignores_the_order_channels_are_given_in(rankings: dict[str, list[str]]) -> None:
-    scored = {name: [(item, 1.0) for item in items] for name, items in rankings.items()}
-    shuffled = dict(random.Random(1).sample(sorted(scored.items()), len(scored)))
-    assert [r[:2] for r in reciprocal_rank_fusion(scored)] == [
-        r[:2] for r in reciprocal_rank_fusion(shuffled)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["dense", "bm25", "cjk"]), st.lists(st.sampled_from("abcdef"), unique=True)
+        ),
+        unique_by=lambda pair: pair[0],
+    )
+)
+def test_fusion_ignores_the_order_channels_are_given_in(spec: list[tuple[str, list[str]]]) -> None:
+    channels = [
+        ChannelResult(
+            name,
+            [(item, 1.0 / (i + 1)) for i, item in enumerate(items)],
+            kind="cosine" if name == "dense" else "keyword",
+            mean=0.1,
+            std=0.2,
+        )
+        for name, items in spec
     ]
+    weights = {"dense": 0.5, "bm25": 2.0, "cjk": 1.0}
+    forward = fuse(channels, weights)
+    backward = fuse(list(reversed(channels)), weights)
+    assert ranked({k: v[0] for k, v in forward.items()}) == ranked({k: v[0] for k, v in backward.items()})
 
 
-def test_fusion_rewards_agreement_between_channels() -> None:
-    fused = reciprocal_rank_fusion({"dense": [("a", 0.9), ("b", 0.8)], "bm25": [("b", 3.0), ("c", 2.0)]})
-    assert fused[0][0] == "b"
-    assert {c.channel: c.rank for c in fused[0][2]} == {"dense": 2, "bm25": 1}
+def test_fusion_normalises_each_channel_and_explains_ranks() -> None:
+    dense = ChannelResult(
+        "dense", [("a", 0.9), ("b", 0.8)], kind="cosine", mean=0.7, std=0.1, extra={"c": 0.7}
+    )
+    bm25 = ChannelResult("bm25", [("b", 6.0), ("c", 3.0)], kind="keyword")
+    fused = fuse([dense, bm25], {"dense": 1.0, "bm25": 1.0})
+    assert fused["a"][0] == pytest.approx(2.0)
+    assert fused["b"][0] == pytest.approx(1.0 + 1.0)
+    assert fused["c"][0] == pytest.approx(0.0 + 0.5)
+    assert fused["b"][1] == [ChannelHit("bm25", 1, 6.0), ChannelHit("dense", 2, 0.8)]
+    assert [h.channel for h in fused["c"][1]] == ["bm25"]
+
+
+def test_coverage_and_questions() -> None:
+    terms = content_terms("What city did Tim suggest for the team trip?")
+    assert terms == {"city", "tim", "suggest", "team", "trip"}
+    assert coverage(terms, "Tim: Edinburgh would be a great city for the trip") == pytest.approx(3 / 5)
+    assert is_question("How long have you been married?") and not is_question("Five years.")
 
 
 def test_time_parsing_accepts_iso_and_epoch_and_names_the_field() -> None:
@@ -93,8 +122,8 @@ def test_vector_matrix_masks_namespace_and_state_and_breaks_ties_by_id() -> None
             VectorRow(vseq=4, seq=4, memory_id="D", namespace="n", active=False, values=one),
         ]
     )
-    hits = matrix.search(one, namespace="n", active_only=True, allowed_seqs=None, limit=10)
-    assert [h[0] for h in hits] == ["A", "B"]
-    hits = matrix.search(one, namespace="n", active_only=False, allowed_seqs=np.array([4]), limit=10)
-    assert [h[0] for h in hits] == ["D"]
-    assert matrix.search(one, namespace="none", active_only=True, allowed_seqs=None, limit=10) == []
+    found = matrix.search(one, namespace="n", active_only=True, allowed_seqs=None, limit=10)
+    assert [h[0] for h in found.hits] == ["A", "B"]
+    found = matrix.search(one, namespace="n", active_only=False, allowed_seqs=np.array([4]), limit=10)
+    assert [h[0] for h in found.hits] == ["D"]
+    assert matrix.search(one, namespace="none", active_only=True, allowed_seqs=None, limit=10).hits == []

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kenning.adapters.sqlite_schema import LATEST_VERSION
+
 KENNING = str(Path(sys.executable).with_name("kenning"))
 
 
@@ -88,7 +90,7 @@ def test_status_json_reports_degraded_keyword_only(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["ok"] is False
     assert report["degraded"] == ["keyword_only: embedding provider is 'none'"]
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == LATEST_VERSION
 
 
 @pytest.mark.slow

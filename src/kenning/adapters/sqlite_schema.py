@@ -93,6 +93,11 @@ MIGRATIONS: list[str] = [
     CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
     INSERT INTO meta (key, value) VALUES ('vector_epoch', 0);
     """,
+    # 2: conversation order, for "the turn after this one" during recall.
+    """
+    CREATE INDEX memories_session ON memories (namespace, session_id, event_time, seq)
+        WHERE session_id IS NOT NULL;
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

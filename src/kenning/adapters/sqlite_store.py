@@ -23,10 +23,10 @@ from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
 from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, MemoryRecord, MemoryState, Trust
+from kenning.core.records import AuditEntry, Edge, EdgeType, MemoryRecord, MemoryState, Trust
 from kenning.core.text import cjk_runs, words
 from kenning.ports.embedder import Vector
-from kenning.ports.store import StoredVector, StoreStats
+from kenning.ports.store import DenseHits, StoredVector, StoreStats
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class SqliteStore:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def insert(self, record: MemoryRecord, vector: StoredVector | None, audit: AuditEntry) -> None:
+    def insert(self, record: MemoryRecord, vectors: Sequence[StoredVector], audit: AuditEntry) -> None:
         try:
             with self._write() as conn:
                 cur = conn.execute(
@@ -133,7 +133,7 @@ class SqliteStore:
                 )
                 seq = int(cur.lastrowid or 0)
                 self._index(conn, seq, record)
-                if vector is not None:
+                for vector in vectors:
                     self._put_vector(conn, seq, vector)
                 self._append_audit(conn, audit)
         except sqlite3.IntegrityError as exc:
@@ -148,7 +148,7 @@ class SqliteStore:
         *,
         expected_version: int,
         revector: bool,
-        vector: StoredVector | None,
+        vectors: Sequence[StoredVector],
         audit: AuditEntry,
     ) -> None:
         try:
@@ -176,7 +176,7 @@ class SqliteStore:
                 self._index(conn, seq, record)
                 if revector:
                     conn.execute("DELETE FROM vectors WHERE seq = ?", (seq,))
-                    if vector is not None:
+                    for vector in vectors:
                         self._put_vector(conn, seq, vector)
                 if revector or old_state != record.state.value:
                     self._bump_vector_epoch(conn)
@@ -279,6 +279,60 @@ class SqliteStore:
         )
         return _record(rows[0]) if rows else None
 
+    def last_in_session(self, namespace: str, session_id: str) -> MemoryRecord | None:
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? "
+            "ORDER BY event_time DESC, seq DESC LIMIT 1",
+            (namespace, session_id),
+        )
+        return _record(rows[0]) if rows else None
+
+    def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
+        where, params = _filter_sql(filters)
+        out: dict[str, str] = {}
+        with self._lock:
+            for memory_id in dict.fromkeys(memory_ids):
+                row = self._conn.execute(
+                    f"SELECT m.id FROM memories c JOIN memories m ON m.namespace = c.namespace "
+                    "AND m.session_id = c.session_id AND (m.event_time, m.seq) > (c.event_time, c.seq) "
+                    f"WHERE c.id = ? AND c.session_id IS NOT NULL AND {where} "
+                    "ORDER BY m.event_time, m.seq LIMIT 1",
+                    (memory_id, *params),
+                ).fetchone()
+                if row is not None:
+                    out[memory_id] = str(row[0])
+        return out
+
+    def add_edge(self, edge: Edge, audit: AuditEntry) -> None:
+        with self._write() as conn:
+            found = conn.execute(
+                "SELECT count(*) FROM memories WHERE id IN (?, ?)", (edge.src, edge.dst)
+            ).fetchone()[0]
+            if found != (1 if edge.src == edge.dst else 2):
+                raise NotFound(f"edge {edge.src} -> {edge.dst}: both memories must exist")
+            conn.execute(
+                "INSERT OR REPLACE INTO edges (src, dst, type, weight, created_at) VALUES (?, ?, ?, ?, ?)",
+                (edge.src, edge.dst, edge.type.value, edge.weight, edge.created_at),
+            )
+            self._append_audit(conn, audit)
+
+    def edges_of(self, memory_ids: Sequence[str]) -> list[Edge]:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
+        rows = self._read(
+            "SELECT src, dst, type, weight, created_at FROM edges "
+            f"WHERE src IN ({marks}) OR dst IN ({marks})",
+            (*ids, *ids),
+        )
+        return [
+            Edge(
+                src=str(r[0]), dst=str(r[1]), type=EdgeType(r[2]), weight=float(r[3]), created_at=float(r[4])
+            )
+            for r in rows
+        ]
+
     def audit_log(self, memory_id: str) -> list[AuditEntry]:
         rows = self._read(
             "SELECT at, actor, namespace, action, memory_id, detail FROM audit "
@@ -361,12 +415,10 @@ class SqliteStore:
         return [(str(r[0]), float(r[1])) for r in rows]
 
     def search_vectors(
-        self, vector: Vector, model: str, filters: Filters, limit: int
-    ) -> list[tuple[str, float]]:
+        self, vector: Vector, model: str, filters: Filters, limit: int, include: Sequence[str] = ()
+    ) -> DenseHits:
         with self._lock:
             matrix = self._refresh_matrix(model, int(vector.shape[0]))
-            if matrix is None:
-                return []
             active_only = filters.states == (MemoryState.ACTIVE,)
             allowed = None
             if filters.is_structured or not active_only:
@@ -379,9 +431,10 @@ class SqliteStore:
                 active_only=active_only,
                 allowed_seqs=allowed,
                 limit=limit,
+                include=include,
             )
 
-    def _refresh_matrix(self, model: str, dim: int) -> VectorMatrix | None:
+    def _refresh_matrix(self, model: str, dim: int) -> VectorMatrix:
         epoch = int(self._conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0])
         matrix = self._matrices.get(model)
         if matrix is None or matrix.epoch != epoch or matrix.dim != dim:

@@ -7,12 +7,14 @@ when a row changes or disappears. At 10k × 384 a full scan is one small matrix-
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from kenning.ports.embedder import Vector
+from kenning.ports.store import DenseHits
 
 
 @dataclass(slots=True)
@@ -86,10 +88,13 @@ class VectorMatrix:
         active_only: bool,
         allowed_seqs: npt.NDArray[np.int64] | None,
         limit: int,
-    ) -> list[tuple[str, float]]:
+        include: Sequence[str] = (),
+    ) -> DenseHits:
+        """Top `limit` by cosine, the scores of any `include` ids that pass the mask, and the mean and
+        standard deviation of cosine over everything that passes (for z-normalised fusion)."""
         code = self._namespaces.get(namespace)
         if code is None or limit <= 0:
-            return []
+            return DenseHits(hits=[], mean=0.0, std=0.0, extra={})
         matrix, seqs, namespaces, active = self._materialise()
         mask = namespaces == code
         if active_only:
@@ -98,7 +103,7 @@ class VectorMatrix:
             mask &= np.isin(seqs, allowed_seqs)
         candidates = np.flatnonzero(mask)
         if candidates.size == 0:
-            return []
+            return DenseHits(hits=[], mean=0.0, std=0.0, extra={})
         # One product over the whole matrix is cheaper than gathering the candidate rows first.
         scores = (matrix @ query.astype(np.float32, copy=False))[candidates]
         if candidates.size > limit:
@@ -107,4 +112,16 @@ class VectorMatrix:
             top = np.arange(candidates.size)
         # Sort by score, then by id, so equal scores never depend on insertion order.
         order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), self._ids[int(candidates[i])]))
-        return [(self._ids[int(candidates[i])], float(scores[i])) for i in order]
+        extra: dict[str, float] = {}
+        if include:
+            wanted = set(include)
+            positions = {
+                self._ids[int(row)]: i for i, row in enumerate(candidates) if self._ids[int(row)] in wanted
+            }
+            extra = {memory_id: float(scores[i]) for memory_id, i in positions.items()}
+        return DenseHits(
+            hits=[(self._ids[int(candidates[i])], float(scores[i])) for i in order],
+            mean=float(scores.mean()),
+            std=float(scores.std()),
+            extra=extra,
+        )

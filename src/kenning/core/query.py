@@ -35,6 +35,21 @@ class Filters:
         )
 
 
+def passes(record: MemoryRecord, filters: Filters) -> bool:
+    """The same test the stores apply in SQL, for memories reached some other way (graph, context)."""
+    return (
+        record.namespace == filters.namespace
+        and record.state in filters.states
+        and (not filters.types or record.type in filters.types)
+        and all(tag in record.tags for tag in filters.tags)
+        and all(e.casefold() in {x.casefold() for x in record.entities} for e in filters.entities)
+        and (not filters.agent_id or record.agent_id == filters.agent_id)
+        and (not filters.session_id or record.session_id == filters.session_id)
+        and (filters.since is None or record.event_time >= filters.since)
+        and (filters.until is None or record.event_time < filters.until)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ChannelHit:
     channel: str

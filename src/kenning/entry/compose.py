@@ -9,7 +9,7 @@ from collections.abc import Callable
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder
-from kenning.services.deps import Caller, Deps, RetrievalParams
+from kenning.services.deps import DEFAULT_WEIGHTS, Caller, Deps, RetrievalParams
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
 from kenning.settings import EmbeddingSettings, Settings
@@ -52,7 +52,7 @@ def build_kenning(settings: Settings) -> Kenning:
         default_limit=settings.retrieval.default_limit,
         token_budget=settings.retrieval.token_budget,
         candidates=settings.retrieval.candidates,
-        rrf_k=settings.retrieval.rrf_k,
+        weights={**DEFAULT_WEIGHTS, **settings.retrieval.weights},
     )
     return Kenning(Deps(store=store, embeddings=gate, clock=SystemClock(), retrieval=retrieval))
 

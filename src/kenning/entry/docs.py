@@ -13,7 +13,9 @@ def settings_table() -> str:
         model = field.annotation
         assert isinstance(model, type) and issubclass(model, BaseModel)
         for name, spec in model.model_fields.items():
-            default = "per-user data dir" if spec.default is None and name == "data_dir" else spec.default
+            default = spec.get_default(call_default_factory=True)
+            if default is None and name == "data_dir":
+                default = "per-user data dir"
             lines.append(
                 f"| `KENNING_{section.upper()}__{name.upper()}` | `{section}.{name}` | `{default}` | "
                 f"{spec.description} |"

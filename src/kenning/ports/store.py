@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, MemoryRecord
+from kenning.core.records import AuditEntry, Edge, MemoryRecord
 from kenning.ports.embedder import Vector
 
 
@@ -15,6 +15,16 @@ from kenning.ports.embedder import Vector
 class StoredVector:
     model: str
     values: Vector
+
+
+@dataclass(frozen=True, slots=True)
+class DenseHits:
+    """Best matches by cosine, plus what fusion needs to put cosine on a common scale."""
+
+    hits: list[tuple[str, float]]
+    mean: float
+    std: float
+    extra: dict[str, float]
 
 
 @dataclass(slots=True)
@@ -34,8 +44,8 @@ class StoreStats:
 
 
 class MemoryStore(Protocol):
-    def insert(self, record: MemoryRecord, vector: StoredVector | None, audit: AuditEntry) -> None:
-        """Store a new record with its text index entries and vector, atomically."""
+    def insert(self, record: MemoryRecord, vectors: Sequence[StoredVector], audit: AuditEntry) -> None:
+        """Store a new record with its text index entries and vectors, atomically."""
         ...
 
     def replace(
@@ -44,13 +54,13 @@ class MemoryStore(Protocol):
         *,
         expected_version: int,
         revector: bool,
-        vector: StoredVector | None,
+        vectors: Sequence[StoredVector],
         audit: AuditEntry,
     ) -> None:
         """Overwrite a record whose stored version is `expected_version` (else ConflictError).
 
-        Its text index entries are rebuilt; with `revector` its vectors are dropped and `vector`,
-        if given, stored in their place.
+        Its text index entries are rebuilt; with `revector` its vectors are dropped and `vectors`
+        stored in their place.
         """
         ...
 
@@ -77,13 +87,30 @@ class MemoryStore(Protocol):
         ...
 
     def search_vectors(
-        self, vector: Vector, model: str, filters: Filters, limit: int
-    ) -> list[tuple[str, float]]:
-        """Cosine similarity over vectors of `model`; (id, cosine) best first."""
+        self, vector: Vector, model: str, filters: Filters, limit: int, include: Sequence[str] = ()
+    ) -> DenseHits:
+        """Cosine similarity over vectors of `model`: the best `limit` (id, cosine) pairs first, the
+        cosine of each `include` id that passes the filters, and mean/std over all that pass."""
         ...
 
     def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
         """Newest first by event time; (id, event_time)."""
+        ...
+
+    def last_in_session(self, namespace: str, session_id: str) -> MemoryRecord | None:
+        """The newest memory of a conversation session (by event time, then write order)."""
+        ...
+
+    def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
+        """For each memory that belongs to a session, the next memory of that session passing `filters`."""
+        ...
+
+    def add_edge(self, edge: Edge, audit: AuditEntry) -> None:
+        """Store a typed edge (replacing one of the same src, dst and type), with its audit entry."""
+        ...
+
+    def edges_of(self, memory_ids: Sequence[str]) -> list[Edge]:
+        """Edges touching any of these memories, in either direction."""
         ...
 
     def audit_log(self, memory_id: str) -> list[AuditEntry]: ...

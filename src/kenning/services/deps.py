@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from kenning.ports.clock import Clock
 from kenning.ports.store import MemoryStore
@@ -17,12 +18,35 @@ class Caller:
     agent_id: str
 
 
+ALL_CHANNELS = ("dense", "context", "bm25", "cjk")
+ALL_STAGES = ("time", "coverage", "question", "conversation", "graph", "lifecycle")
+
+# Channel weights on normalised scales (cosine as z-score, keyword scores over the best one), and
+# stage weights on the fused scale. Set by `kenning bench locomo` on the development split with round
+# numbers, so they describe how much each signal matters rather than fit six conversations.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "dense": 0.5,
+    "context": 0.4,
+    "bm25": 3.0,
+    "cjk": 2.0,
+    "time": 1.0,
+    "coverage": 3.5,
+    "question": 0.4,
+    "conversation": 0.8,
+    "graph": 0.5,
+    "lifecycle": 1.0,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalParams:
     default_limit: int = 10
     token_budget: int = 4000
     candidates: int = 50
-    rrf_k: float = 60.0
+    channels: tuple[str, ...] = ALL_CHANNELS
+    stages: tuple[str, ...] = ALL_STAGES
+    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    rerank_depth: int = 30
 
 
 @dataclass(frozen=True, slots=True)

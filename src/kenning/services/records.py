@@ -147,7 +147,11 @@ def update(
     )
     try:
         deps.store.replace(
-            updated, expected_version=expected_version, revector=revector, vector=vector, audit=audit
+            updated,
+            expected_version=expected_version,
+            revector=revector,
+            vectors=[vector] if vector is not None else [],
+            audit=audit,
         )
     except ConflictError as exc:
         if "current_version" in exc.details:
@@ -215,5 +219,5 @@ def forget(
         memory_id=current.id,
         detail={"from_state": current.state.value, "reason": reason},
     )
-    deps.store.replace(archived, expected_version=current.version, revector=False, vector=None, audit=audit)
+    deps.store.replace(archived, expected_version=current.version, revector=False, vectors=(), audit=audit)
     return ForgetOutcome(id=current.id, action="archived", state=MemoryState.ARCHIVED.value)

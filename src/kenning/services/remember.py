@@ -92,26 +92,63 @@ def remember_many(deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft]) -> 
         else:
             fresh.append(index)
 
-    vectors: tuple[str, Vector] | None = None
+    contexts = _conversation_contexts(deps, caller, [clean[i] for i in fresh])
+    embedded: tuple[str, Vector] | None = None
     embed_failure: list[str] = []
     if fresh:
         try:
-            vectors = deps.embeddings.passages([clean[i].content for i in fresh])
+            embedded = deps.embeddings.passages([clean[i].content for i in fresh] + [t for _, t in contexts])
         except BackendUnavailable as exc:
             # The write must not fail because the embedder did: store it keyword-searchable, say so.
             logger.warning("embedding failed, storing without vectors: %s", exc)
             embed_failure = [f"not_embedded: {exc.message}"]
     degraded = deps.embeddings.degraded() + embed_failure
 
+    vectors: list[list[StoredVector]] = [[] for _ in fresh]
+    if embedded is not None:
+        model, matrix = embedded
+        for position in range(len(fresh)):
+            vectors[position].append(StoredVector(model=model, values=matrix[position]))
+        for offset, (position, _) in enumerate(contexts):
+            vectors[position].append(
+                StoredVector(model=context_model(model), values=matrix[len(fresh) + offset])
+            )
     for position, index in enumerate(fresh):
-        draft = clean[index]
-        vector = None if vectors is None else StoredVector(model=vectors[0], values=vectors[1][position])
-        outcomes[index] = _store_new(deps, caller, draft, vector, degraded)
+        outcomes[index] = _store_new(deps, caller, clean[index], vectors[position], degraded)
     return [outcome for outcome in outcomes if outcome is not None]
 
 
+def context_model(model: str) -> str:
+    """Vectors of a turn read together with the turn before it are kept apart from plain ones."""
+    return f"{model}#context"
+
+
+def _conversation_contexts(
+    deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft]
+) -> list[tuple[int, str]]:
+    """(position, text) for each draft that continues a session: the previous turn, then this one.
+
+    A reply such as "Edinburgh would be great!" only makes sense after "where should the team trip
+    go?"; embedding the pair lets a question about the trip find the reply that answers it.
+    """
+    previous: dict[str, str | None] = {}
+    out: list[tuple[int, str]] = []
+    for position, draft in enumerate(drafts):
+        session = draft.session_id
+        if not session:
+            continue
+        if session not in previous:
+            last = deps.store.last_in_session(caller.namespace, session)
+            previous[session] = last.content if last is not None else None
+        before = previous[session]
+        if before:
+            out.append((position, f"{before}\n{draft.content}"))
+        previous[session] = draft.content
+    return out
+
+
 def _store_new(
-    deps: Deps, caller: Caller, draft: MemoryDraft, vector: StoredVector | None, degraded: list[str]
+    deps: Deps, caller: Caller, draft: MemoryDraft, vectors: list[StoredVector], degraded: list[str]
 ) -> RememberOutcome:
     now = deps.clock.now()
     record = MemoryRecord(
@@ -142,10 +179,10 @@ def _store_new(
         namespace=caller.namespace,
         action="remember",
         memory_id=record.id,
-        detail={"type": record.type, "content_hash": record.content_hash, "embedded": vector is not None},
+        detail={"type": record.type, "content_hash": record.content_hash, "embedded": bool(vectors)},
     )
     try:
-        deps.store.insert(record, vector, audit)
+        deps.store.insert(record, vectors, audit)
     except ConflictError:
         # Another writer stored the same content between our lookup and our insert: reinforce theirs.
         existing = deps.store.find_by_hash(caller.namespace, record.content_hash)
@@ -181,7 +218,7 @@ def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: Memory
         )
         try:
             deps.store.replace(
-                updated, expected_version=existing.version, revector=False, vector=None, audit=audit
+                updated, expected_version=existing.version, revector=False, vectors=(), audit=audit
             )
         except ConflictError:
             fresh = deps.store.get(existing.id)

@@ -1,0 +1,150 @@
+"""Time ranges named in a query ("yesterday", "last week", "in May 2023", "two weeks ago").
+
+Resolved against a reference time (the caller's "now"), in UTC. The result is a half-open range
+[since, until). Recall uses it to favour memories whose event time falls inside, never to hide the
+rest: a misread phrase must not make the right memory disappear.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_WEEKDAYS = {
+    name: index
+    for index, name in enumerate(
+        ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    )
+}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a few": 3,
+}
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DAY_RE = "|".join(_WEEKDAYS)
+_NUM_RE = r"\d+|" + "|".join(sorted(_NUMBERS, key=len, reverse=True))
+
+
+@dataclass(frozen=True, slots=True)
+class TimeRange:
+    since: float
+    until: float
+    phrase: str
+
+
+def _day_start(moment: datetime) -> datetime:
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _month_start(year: int, month: int) -> datetime:
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+def _next_month(year: int, month: int) -> datetime:
+    return _month_start(year + 1, 1) if month == 12 else _month_start(year, month + 1)
+
+
+def _range(start: datetime, end: datetime, phrase: str) -> TimeRange:
+    return TimeRange(since=start.timestamp(), until=end.timestamp(), phrase=phrase)
+
+
+def parse_time_range(query: str, now: float) -> TimeRange | None:
+    """The first time phrase in the query as a range, or None if it names no time."""
+    text = query.lower()
+    today = _day_start(datetime.fromtimestamp(now, tz=UTC))
+
+    if match := re.search(r"\byesterday\b", text):
+        return _range(today - timedelta(days=1), today, match.group(0))
+    if match := re.search(r"\btoday\b", text):
+        return _range(today, today + timedelta(days=1), match.group(0))
+    if match := re.search(rf"\b({_NUM_RE})\s+(day|week|month|year)s?\s+ago\b", text):
+        count = int(match.group(1)) if match.group(1).isdigit() else _NUMBERS[match.group(1)]
+        unit = match.group(2)
+        if unit == "day":
+            start = today - timedelta(days=count)
+            return _range(start, start + timedelta(days=1), match.group(0))
+        if unit == "week":
+            start = today - timedelta(days=today.weekday(), weeks=count)
+            return _range(start, start + timedelta(weeks=1), match.group(0))
+        if unit == "month":
+            month_index = today.year * 12 + today.month - 1 - count
+            year, month = divmod(month_index, 12)
+            return _range(_month_start(year, month + 1), _next_month(year, month + 1), match.group(0))
+        return _range(
+            datetime(today.year - count, 1, 1, tzinfo=UTC),
+            datetime(today.year - count + 1, 1, 1, tzinfo=UTC),
+            match.group(0),
+        )
+    if match := re.search(rf"\blast\s+({_DAY_RE})\b", text):
+        target = _WEEKDAYS[match.group(1)]
+        back = (today.weekday() - target) % 7 or 7
+        start = today - timedelta(days=back)
+        return _range(start, start + timedelta(days=1), match.group(0))
+    if match := re.search(r"\blast\s+weekend\b", text):
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7 or 7)
+        return _range(saturday, saturday + timedelta(days=2), match.group(0))
+    if match := re.search(r"\b(last|this|past)\s+(week|month|year)\b", text):
+        which, unit = match.group(1), match.group(2)
+        if which == "past":
+            span = {"week": timedelta(weeks=1), "month": timedelta(days=30), "year": timedelta(days=365)}[
+                unit
+            ]
+            return _range(today + timedelta(days=1) - span, today + timedelta(days=1), match.group(0))
+        shift = 1 if which == "last" else 0
+        if unit == "week":
+            start = today - timedelta(days=today.weekday(), weeks=shift)
+            return _range(start, start + timedelta(weeks=1), match.group(0))
+        if unit == "month":
+            month_index = today.year * 12 + today.month - 1 - shift
+            year, month = divmod(month_index, 12)
+            return _range(_month_start(year, month + 1), _next_month(year, month + 1), match.group(0))
+        year = today.year - shift
+        return _range(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), match.group(0))
+    if match := re.search(rf"\b(?:in\s+)?({_MONTH_RE})\.?\s*,?\s+(\d{{4}})\b", text):
+        month, year = _MONTHS[match.group(1)], int(match.group(2))
+        return _range(_month_start(year, month), _next_month(year, month), match.group(0))
+    if match := re.search(rf"\bin\s+({_MONTH_RE})\b", text):
+        month = _MONTHS[match.group(1)]
+        # A bare month means its most recent occurrence, this year or last.
+        year = today.year if month <= today.month else today.year - 1
+        return _range(_month_start(year, month), _next_month(year, month), match.group(0))
+    if match := re.search(r"\b(?:in|during|since)\s+((?:19|20)\d{2})\b", text):
+        year = int(match.group(1))
+        return _range(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), match.group(0))
+    return None
