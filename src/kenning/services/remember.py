@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from kenning.core import limits
+from kenning.core.entities import extract
 from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput
 from kenning.core.ids import new_ulid
 from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
@@ -27,7 +28,9 @@ from kenning.core.validation import (
 )
 from kenning.ports.embedder import Vector
 from kenning.ports.store import StoredVector
+from kenning.services.consistency import Assessment, assess, conflict_evidence, edges_for_new, supersede
 from kenning.services.deps import Caller, Deps
+from kenning.services.records import check_id
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +44,9 @@ class RememberOutcome:
     record: MemoryRecord
     degraded: list[str] = field(default_factory=list)
     note: str | None = None
+    similarity: float | None = None  # set when a near-duplicate absorbed the write
+    conflicts: list[dict[str, Any]] = field(default_factory=list)  # newly flagged pairs, with evidence
+    superseded: list[str] = field(default_factory=list)
 
 
 def validate_draft(draft: MemoryDraft) -> MemoryDraft:
@@ -64,14 +70,19 @@ def validate_draft(draft: MemoryDraft) -> MemoryDraft:
         valid_from=valid_from,
         valid_to=valid_to,
         metadata=check_metadata(draft.metadata),
+        supersedes=check_id(draft.supersedes, "supersedes") if draft.supersedes else None,
     )
 
 
-def remember(deps: Deps, caller: Caller, draft: MemoryDraft) -> RememberOutcome:
-    return remember_many(deps, caller, [draft])[0]
+def remember(
+    deps: Deps, caller: Caller, draft: MemoryDraft, *, assess_neighbours: bool = True
+) -> RememberOutcome:
+    return remember_many(deps, caller, [draft], assess_neighbours=assess_neighbours)[0]
 
 
-def remember_many(deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft]) -> list[RememberOutcome]:
+def remember_many(
+    deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft], *, assess_neighbours: bool = True
+) -> list[RememberOutcome]:
     """Remember several memories, embedding the new ones in one batch. Each write is its own transaction."""
     if len(drafts) > limits.BATCH_MAX:
         raise InvalidInput("memories", f"has {len(drafts)} items; the limit is {limits.BATCH_MAX}")
@@ -114,8 +125,70 @@ def remember_many(deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft]) -> 
                 StoredVector(model=context_model(model), values=matrix[len(fresh) + offset])
             )
     for position, index in enumerate(fresh):
-        outcomes[index] = _store_new(deps, caller, clean[index], vectors[position], degraded)
+        draft = clean[index]
+        draft.entities = extract(draft.content, draft.tags, draft.entities, deps.aliases)[
+            : limits.ENTITIES_MAX
+        ]
+        assessment = Assessment()
+        if assess_neighbours and vectors[position] and not draft.supersedes:
+            plain = vectors[position][0]
+            assessment = assess(deps, caller, draft.content, plain.model, plain.values)
+        if assessment.duplicate_of is not None:
+            outcome = _reinforce(deps, caller, assessment.duplicate_of, draft)
+            outcome.similarity = round(assessment.duplicate_similarity, 4)
+            outcome.note = (
+                f"near-duplicate (similarity {outcome.similarity}) of memory {outcome.record.id}, which was "
+                "reinforced instead of storing a second copy"
+            )
+            outcomes[index] = outcome
+            continue
+        outcome = _store_new(deps, caller, draft, vectors[position], degraded, assessment)
+        _settle(deps, caller, outcome, draft, assessment)
+        outcomes[index] = outcome
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _settle(
+    deps: Deps, caller: Caller, outcome: RememberOutcome, draft: MemoryDraft, assessment: Assessment
+) -> None:
+    """After the insert: honour an explicit supersede, then apply the namespace's conflict policy."""
+    record = outcome.record
+    if outcome.status != "stored":
+        return
+    if draft.supersedes:
+        supersede(deps, caller, draft.supersedes, record.id, reason="caller named it in supersedes")
+        outcome.superseded.append(draft.supersedes)
+        outcome.record = deps.store.get(record.id) or record
+        return
+    policy = deps.conflicts.for_namespace(caller.namespace)
+    if policy == "keep_both":
+        return
+    for old, evidence in assessment.conflicts:
+        details = conflict_evidence(old, record, evidence)
+        conflict_id = deps.store.record_conflict(
+            caller.namespace, old.id, record.id, details, record.created_at
+        )
+        if conflict_id is None:
+            continue  # this pair was shown before: never ask twice
+        if policy == "latest_wins" and details["latest_wins_eligible"]:
+            supersede(deps, caller, old.id, record.id, reason="latest_wins policy")
+            deps.store.close_conflict(
+                conflict_id,
+                f"latest_wins:{record.id}",
+                record.created_at,
+                AuditEntry(
+                    at=record.created_at,
+                    actor=caller.agent_id,
+                    namespace=caller.namespace,
+                    action="resolve_conflict",
+                    memory_id=old.id,
+                    detail={"conflict": conflict_id, "decision": "latest_wins"},
+                ),
+            )
+            outcome.superseded.append(old.id)
+            outcome.record = deps.store.get(record.id) or record
+        else:
+            outcome.conflicts.append({"conflict_id": conflict_id, **details})
 
 
 def context_model(model: str) -> str:
@@ -148,7 +221,12 @@ def _conversation_contexts(
 
 
 def _store_new(
-    deps: Deps, caller: Caller, draft: MemoryDraft, vectors: list[StoredVector], degraded: list[str]
+    deps: Deps,
+    caller: Caller,
+    draft: MemoryDraft,
+    vectors: list[StoredVector],
+    degraded: list[str],
+    assessment: Assessment,
 ) -> RememberOutcome:
     now = deps.clock.now()
     record = MemoryRecord(
@@ -182,7 +260,7 @@ def _store_new(
         detail={"type": record.type, "content_hash": record.content_hash, "embedded": bool(vectors)},
     )
     try:
-        deps.store.insert(record, vectors, audit)
+        deps.store.insert(record, vectors, audit, edges_for_new(deps, caller, record, assessment.related))
     except ConflictError:
         # Another writer stored the same content between our lookup and our insert: reinforce theirs.
         existing = deps.store.find_by_hash(caller.namespace, record.content_hash)
