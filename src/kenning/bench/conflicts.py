@@ -162,8 +162,8 @@ def run_conflict_bench(
             )
         for lang, table in by_lang.items():
             echo(
-                f"  {lang}: conflict P {table['conflict']['precision']:.3f} R {table['conflict']['recall']:.3f}; "
-                f"duplicate P {table['duplicate']['precision']:.3f} R {table['duplicate']['recall']:.3f}"
+                f"  {lang}: conflict P {table['conflict']['precision']:.3f} "
+                f"R {table['conflict']['recall']:.3f}; duplicate P {table['duplicate']['precision']:.3f} R {table['duplicate']['recall']:.3f}"
             )
         echo(f"  mistakes: {len(mistakes)} of {len(pairs)}")
     if json_path is not None:
