@@ -161,9 +161,10 @@ def run_conflict_bench(
                 f"({r['predicted']} predicted, {r['actual']} labelled)"
             )
         for lang, table in by_lang.items():
+            conflict, duplicate = table["conflict"], table["duplicate"]
             echo(
-                f"  {lang}: conflict P {table['conflict']['precision']:.3f} "
-                f"R {table['conflict']['recall']:.3f}; duplicate P {table['duplicate']['precision']:.3f} R {table['duplicate']['recall']:.3f}"
+                f"  {lang}: conflict P {conflict['precision']:.3f} R {conflict['recall']:.3f}; "
+                f"duplicate P {duplicate['precision']:.3f} R {duplicate['recall']:.3f}"
             )
         echo(f"  mistakes: {len(mistakes)} of {len(pairs)}")
     if json_path is not None:
