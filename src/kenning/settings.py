@@ -87,6 +87,18 @@ class RetrievalSettings(_Section):
         return value
 
 
+class ConsistencySettings(_Section):
+    policy: Literal["ask", "latest_wins", "keep_both"] = Field(
+        default="ask", description="What a contradicting write does: flag it (ask), supersede, or keep both."
+    )
+    namespaces: dict[str, Literal["ask", "latest_wins", "keep_both"]] = Field(
+        default_factory=dict, description='Per-namespace policy overrides, e.g. {"ci-bot": "latest_wins"}.'
+    )
+    aliases_file: Path | None = Field(
+        default=None, description="Entity alias dictionary (TOML; default: <data dir>/aliases.toml)."
+    )
+
+
 class ServerSettings(_Section):
     namespace: str = Field(default="default", description="Namespace used when a caller names none.")
     agent_id: str = Field(default="agent", description="Writer id recorded when a caller names none.")
@@ -116,6 +128,7 @@ class Settings(BaseSettings):
     storage: StorageSettings = StorageSettings()
     embeddings: EmbeddingSettings = EmbeddingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
+    consistency: ConsistencySettings = ConsistencySettings()
     server: ServerSettings = ServerSettings()
 
     @classmethod

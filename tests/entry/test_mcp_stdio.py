@@ -51,7 +51,18 @@ async def error(client: Client, tool: str, args: dict[str, Any]) -> str:
 async def test_tools_are_listed_with_schemas_annotations_and_instructions(client: Client) -> None:
     assert client.instructions is not None and "recall" in client.instructions
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"remember", "recall", "get", "update", "forget", "status"}
+    assert set(tools) == {
+        "remember",
+        "recall",
+        "get",
+        "update",
+        "forget",
+        "status",
+        "conflicts",
+        "resolve_conflict",
+        "link",
+        "explore_graph",
+    }
     for tool in tools.values():
         assert tool.description and len(tool.description) > 40
         assert tool.annotations is not None

@@ -76,6 +76,11 @@ _STOP = frozenset(
 )
 
 
+# Merging two memories loses one of them, so "the same memory" also needs most of its words in common:
+# a fix and the bug it fixes can be as close in embedding space as two wordings of one fact.
+_DUPLICATE_OVERLAP = 0.5
+
+
 @dataclass(frozen=True, slots=True)
 class ConflictThresholds:
     """Cosine thresholds of one embedding model. Derived from tests/data/write_pairs.json."""
@@ -144,7 +149,8 @@ def values(text: str) -> set[str]:
         found |= {m.group(0).lower() for m in _ASCII_IN_CJK.finditer(text)}
         found |= {m.group(0) for m in _ZH_NUMERAL.finditer(_WEEKDAYS.sub(" ", text))}
     else:
-        # A capitalised word that opens the sentence is grammar, not a name.
+        # A capitalised word that opens the sentence is grammar, not a name; weekdays are counted above.
+        text = _WEEKDAYS.sub(" ", text)
         for match in _NAME.finditer(text):
             start = match.start()
             before = text[:start].rstrip()
@@ -204,7 +210,13 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
     same_values = not only_old and not only_new
     if contradiction and similarity >= limits.conflict_floor:
         verdict: Verdict = "conflict"
-    elif not contradiction and not addition and same_values and similarity >= limits.duplicate:
+    elif (
+        not contradiction
+        and not addition
+        and same_values
+        and similarity >= limits.duplicate
+        and overlap >= _DUPLICATE_OVERLAP
+    ):
         verdict = "duplicate"
     else:
         verdict = "new"

@@ -241,10 +241,10 @@ def recall(
 @click.argument("memory_id")
 @click.pass_obj
 def get(ctx: Ctx, memory_id: str) -> None:
-    """Print one memory as JSON."""
-    from kenning.entry.schemas import memory_out
+    """Print one memory as JSON, with its supersede chain both ways."""
+    from kenning.entry.schemas import chain_out
 
-    _run(ctx, lambda app, caller: _echo_json(memory_out(app.get(caller, memory_id))))
+    _run(ctx, lambda app, caller: _echo_json(chain_out(app.chain(caller, memory_id))))
 
 
 @cli.command()
@@ -297,6 +297,77 @@ def forget(ctx: Ctx, memory_id: str, purge: bool, confirm: bool, reason: str | N
         click.echo(f"{out.action} {out.id}")
 
     _run(ctx, action)
+
+
+@cli.command()
+@click.option("--all", "show_all", is_flag=True, help="Resolved ones too.")
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--offset", type=int, default=0)
+@click.pass_obj
+def conflicts(ctx: Ctx, show_all: bool, limit: int, offset: int) -> None:
+    """List pairs of memories that may contradict each other (JSON lines)."""
+    from kenning.entry.schemas import conflict_out
+
+    def action(app: Any, caller: Any) -> None:
+        for found in app.conflicts(caller, status=None if show_all else "open", limit=limit, offset=offset):
+            click.echo(conflict_out(found).model_dump_json())
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.argument("conflict_id", type=int)
+@click.argument("decision", type=click.Choice(["keep_both", "supersede", "merge"]))
+@click.option("--winner", help="For supersede: the id that stays.")
+@click.option("--merged", "merged_content", help="For merge: the single statement to keep.")
+@click.pass_obj
+def resolve(
+    ctx: Ctx, conflict_id: int, decision: str, winner: str | None, merged_content: str | None
+) -> None:
+    """Judge a flagged conflict: keep_both, supersede --winner ID, or merge --merged TEXT."""
+    from kenning.entry.schemas import resolve_out
+
+    _run(
+        ctx,
+        lambda app, caller: _echo_json(
+            resolve_out(
+                app.resolve_conflict(
+                    caller, conflict_id, decision, winner=winner, merged_content=merged_content
+                )
+            )
+        ),
+    )
+
+
+@cli.command()
+@click.argument("src")
+@click.argument("edge_type", metavar="TYPE")
+@click.argument("dst")
+@click.option("--weight", type=float, default=1.0, show_default=True)
+@click.pass_obj
+def link(ctx: Ctx, src: str, edge_type: str, dst: str, weight: float) -> None:
+    """Add a typed edge: SRC TYPE DST, e.g. `kenning link FIX_ID fixes BUG_ID`."""
+    from kenning.entry.schemas import edge_out
+
+    _run(ctx, lambda app, caller: _echo_json(edge_out(app.link(caller, src, dst, edge_type, weight))))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--depth", type=int, default=1, show_default=True, help="Hops, 1-3.")
+@click.option("--type", "edge_types", multiple=True, help="Only this edge type (repeatable).")
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.pass_obj
+def explore(ctx: Ctx, memory_id: str, depth: int, edge_types: tuple[str, ...], limit: int) -> None:
+    """Walk the memory graph from MEMORY_ID and print the neighbours as JSON."""
+    from kenning.entry.schemas import explore_out
+
+    _run(
+        ctx,
+        lambda app, caller: _echo_json(
+            explore_out(app.explore_graph(caller, memory_id, depth=depth, edge_types=edge_types, limit=limit))
+        ),
+    )
 
 
 @cli.command()

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
+from kenning.adapters.alias_file import load_aliases
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder
-from kenning.services.deps import DEFAULT_WEIGHTS, Caller, Deps, RetrievalParams
+from kenning.services.deps import DEFAULT_WEIGHTS, Caller, ConflictPolicy, Deps, RetrievalParams
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
 from kenning.settings import EmbeddingSettings, Settings
@@ -45,7 +47,15 @@ def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | No
     return build_openai
 
 
+def aliases_path(settings: Settings) -> Path:
+    configured = settings.consistency.aliases_file
+    return (
+        configured.expanduser() if configured else settings.storage.resolved_db_path().parent / "aliases.toml"
+    )
+
+
 def build_kenning(settings: Settings) -> Kenning:
+    aliases = load_aliases(aliases_path(settings))  # a broken file stops startup before the store opens
     store = SqliteStore(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
     gate = EmbeddingGate(embedder_factory(settings.embeddings), configured=settings.embeddings.provider)
     retrieval = RetrievalParams(
@@ -54,7 +64,19 @@ def build_kenning(settings: Settings) -> Kenning:
         candidates=settings.retrieval.candidates,
         weights={**DEFAULT_WEIGHTS, **settings.retrieval.weights},
     )
-    return Kenning(Deps(store=store, embeddings=gate, clock=SystemClock(), retrieval=retrieval))
+    policy = ConflictPolicy(
+        default=settings.consistency.policy, namespaces=dict(settings.consistency.namespaces)
+    )
+    return Kenning(
+        Deps(
+            store=store,
+            embeddings=gate,
+            clock=SystemClock(),
+            retrieval=retrieval,
+            aliases=aliases,
+            conflicts=policy,
+        )
+    )
 
 
 def default_caller(settings: Settings) -> Caller:

@@ -34,8 +34,9 @@ Work recall-first:
    project, a fix for an error - call `remember` with one self-contained statement per memory, a
    `type`, and tags such as `proj:auth`. Repeating a memory is safe: identical content is reinforced,
    not duplicated.
-3. When a memory turns out wrong or stale, `update` it (pass the `version` you read) or `forget` it
-   (archive is recoverable; purge needs confirm=true and cannot be undone).
+3. When a memory turns out wrong or stale, `update` it (pass the `version` you read), replace it with
+   `remember(..., supersedes=<id>)`, or `forget` it (archive is recoverable; purge needs confirm=true).
+   When `remember` reports `conflicts`, judge each with `resolve_conflict` (keep_both, supersede, merge).
 4. Check `status` when results look thin: it says when the server runs degraded (keyword-only search,
    index problems).
 
@@ -109,11 +110,16 @@ def build_server(
         ] = None,
         event_time: When = None,
         session_id: Annotated[str | None, Field(description="Conversation or task session id.")] = None,
+        supersedes: Annotated[
+            str | None,
+            Field(description="Id of a memory this one replaces; it becomes superseded (history kept)."),
+        ] = None,
     ) -> schemas.RememberOut:
         """Store one durable memory (decision, preference, fact, fix...) for later recall by any agent.
 
-        Identical content (after normalising whitespace and case) is never duplicated: the existing memory
-        is reinforced and its id returned with status "reinforced". Returns the stored memory with its id.
+        Identical content or a near-duplicate is never stored twice: the existing memory is reinforced and
+        its id returned with status "reinforced". A possible contradiction of a stored memory is returned in
+        `conflicts` with evidence (similarity, changed values, polarity); judge it with resolve_conflict.
         """
 
         def run() -> schemas.RememberOut:
@@ -128,6 +134,7 @@ def build_server(
                 source=source,
                 session_id=session_id,
                 event_time=parse_time(event_time, "event_time"),
+                supersedes=supersedes,
             )
             return schemas.remember_out(app.remember(caller(), draft))
 
@@ -166,6 +173,9 @@ def build_server(
         since: When = None,
         until: When = None,
         include_archived: Annotated[bool, Field(description="Also search archived memories.")] = False,
+        include_superseded: Annotated[
+            bool, Field(description="Also search memories that newer ones replaced (hidden by default).")
+        ] = False,
     ) -> schemas.RecallOut:
         """Search memory by meaning and keywords (hybrid dense + BM25 + CJK), best first, paged and budgeted.
 
@@ -174,7 +184,11 @@ def build_server(
         """
 
         def run() -> schemas.RecallOut:
-            states = ("active", "archived") if include_archived else ("active",)
+            states = (
+                ("active",)
+                + (("archived",) if include_archived else ())
+                + (("superseded",) if include_superseded else ())
+            )
             request = RecallRequest(
                 query=query,
                 limit=limit,
@@ -203,8 +217,9 @@ def build_server(
         ),
     )
     def get(id: MemoryId) -> schemas.MemoryOut:
-        """Fetch one memory by id with all its fields, including `version` (needed by update)."""
-        return _call(lambda: schemas.memory_out(app.get(caller(), id)))
+        """Fetch one memory by id with all its fields, including `version` (needed by update) and its
+        supersede chain both ways: `history` (what it replaced) and `superseded_by` (what replaced it)."""
+        return _call(lambda: schemas.chain_out(app.chain(caller(), id)))
 
     @server.tool(
         name="update",
@@ -297,6 +312,130 @@ def build_server(
     def status() -> schemas.StatusOut:
         """Counts by state and type, the embedding model, index health, schema version, and degraded modes."""
         return _call(lambda: schemas.status_out(app.status(caller())))
+
+    @server.tool(
+        name="conflicts",
+        title="Open conflicts",
+        annotations=ToolAnnotations(
+            title="Open conflicts",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    def conflicts(
+        status: Annotated[
+            Literal["open", "resolved", "all"], Field(description="Which conflicts to list (default open).")
+        ] = "open",
+        limit: Annotated[int, Field(description="Per page, 1-100.")] = 20,
+        offset: Annotated[int, Field(description="Skip this many: pass next_offset to page.")] = 0,
+    ) -> schemas.ConflictsOut:
+        """List pairs of memories that may contradict each other, with the evidence, waiting for judgment."""
+
+        def run() -> schemas.ConflictsOut:
+            wanted = None if status == "all" else status
+            found = app.conflicts(caller(), status=wanted, limit=min(limit, 100), offset=offset)
+            more = len(app.conflicts(caller(), status=wanted, limit=1, offset=offset + len(found))) > 0
+            return schemas.ConflictsOut(
+                conflicts=[schemas.conflict_out(c) for c in found],
+                next_offset=offset + len(found) if more else None,
+            )
+
+        return _call(run)
+
+    @server.tool(
+        name="resolve_conflict",
+        title="Resolve conflict",
+        annotations=ToolAnnotations(
+            title="Resolve conflict",
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
+    def resolve_conflict(
+        conflict_id: Annotated[
+            int, Field(description="Id from remember's `conflicts` or the conflicts tool.")
+        ],
+        decision: Annotated[
+            Literal["keep_both", "supersede", "merge"],
+            Field(
+                description="keep_both: both stay true; supersede: `winner` stays, the other is superseded; "
+                "merge: one new memory (`merged_content`) supersedes both."
+            ),
+        ],
+        winner: Annotated[str | None, Field(description="For supersede: the id that stays.")] = None,
+        merged_content: Annotated[
+            str | None, Field(description="For merge: the single statement to keep.")
+        ] = None,
+    ) -> schemas.ResolveOut:
+        """Record a judgment on a flagged pair. Superseded memories keep their history and stay reachable."""
+        return _call(
+            lambda: schemas.resolve_out(
+                app.resolve_conflict(
+                    caller(), conflict_id, decision, winner=winner, merged_content=merged_content
+                )
+            )
+        )
+
+    @server.tool(
+        name="link",
+        title="Link memories",
+        annotations=ToolAnnotations(
+            title="Link memories",
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    def link(
+        src: MemoryId,
+        dst: MemoryId,
+        type: Annotated[
+            Literal["related", "supports", "contradicts", "causes", "fixes", "part_of", "derived_from"],
+            Field(description="Edge type, read as: src <type> dst (e.g. a fix `fixes` an error)."),
+        ],
+        weight: Annotated[float, Field(description="Strength 0-1 (default 1).")] = 1.0,
+    ) -> schemas.EdgeOut:
+        """Add a typed edge between two memories (replaces an edge of the same type between them)."""
+        return _call(lambda: schemas.edge_out(app.link(caller(), src, dst, type, weight)))
+
+    @server.tool(
+        name="explore_graph",
+        title="Explore graph",
+        annotations=ToolAnnotations(
+            title="Explore graph",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    def explore_graph(
+        id: MemoryId,
+        depth: Annotated[int, Field(description="Hops to follow, 1-3.")] = 1,
+        edge_types: Annotated[list[str] | None, Field(description="Only these edge types.")] = None,
+        limit: Annotated[int, Field(description="Neighbours per page, 1-100.")] = 20,
+        offset: Annotated[int, Field(description="Skip this many: pass next_offset to page.")] = 0,
+        token_budget: Annotated[int, Field(description="Upper bound on tokens of returned content.")] = 4000,
+    ) -> schemas.ExploreOut:
+        """Walk the memory graph from one memory: typed neighbours breadth-first, paged and budgeted."""
+        return _call(
+            lambda: schemas.explore_out(
+                app.explore_graph(
+                    caller(),
+                    id,
+                    depth=depth,
+                    edge_types=edge_types or (),
+                    limit=limit,
+                    offset=offset,
+                    token_budget=token_budget,
+                )
+            )
+        )
 
     @server.resource(
         "kenning://status",

@@ -7,8 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from kenning.core.query import RecallResult
-from kenning.core.records import MemoryRecord
+from kenning.core.records import Conflict, Edge, MemoryRecord
 from kenning.core.validation import format_time
+from kenning.services.consistency import Chain, Exploration, Resolution
 from kenning.services.records import ForgetOutcome, UpdateOutcome
 from kenning.services.remember import RememberOutcome
 from kenning.services.status import StatusReport
@@ -44,6 +45,12 @@ class MemoryOut(BaseModel):
     supersedes: str | None = None
     version: int
     metadata: dict[str, Any] = Field(default_factory=dict)
+    history: list[str] = Field(
+        default_factory=list, description="Ids this memory replaced, newest first (filled by get)."
+    )
+    superseded_by: list[str] = Field(
+        default_factory=list, description="Ids that replaced this memory (by get)."
+    )
 
 
 class ChannelScore(BaseModel):
@@ -70,12 +77,69 @@ class RecallOut(BaseModel):
 
 class RememberOut(BaseModel):
     status: Literal["stored", "reinforced"] = Field(
-        description="stored: a new memory; reinforced: identical content existed and was strengthened."
+        description="stored: a new memory; reinforced: the same memory (identical or a near-duplicate) "
+        "existed and absorbed this write: `id` is that memory."
     )
     id: str
     memory: MemoryOut
     note: str | None = None
+    similarity: float | None = Field(
+        default=None, description="Cosine to the memory that absorbed the write."
+    )
+    conflicts: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Possible contradictions with stored memories, with evidence. Judge each with "
+        "resolve_conflict; a pair is shown once.",
+    )
+    superseded: list[str] = Field(default_factory=list, description="Ids this write superseded.")
     degraded: list[str]
+
+
+class ConflictOut(BaseModel):
+    id: int
+    status: str
+    first_id: str
+    second_id: str
+    evidence: dict[str, Any]
+    resolution: str | None = None
+    created_at: str | None
+
+
+class ConflictsOut(BaseModel):
+    conflicts: list[ConflictOut]
+    next_offset: int | None
+
+
+class ResolveOut(BaseModel):
+    conflict_id: int
+    decision: str
+    kept: list[str]
+    superseded: list[str]
+    merged_id: str | None = None
+
+
+class EdgeOut(BaseModel):
+    src: str
+    dst: str
+    type: str
+    weight: float
+
+
+class GraphStepOut(BaseModel):
+    memory: MemoryOut
+    depth: int
+    via: str = Field(description="The memory this one was reached from.")
+    edge: str
+    direction: Literal["out", "in"] = Field(description="out: via -> memory; in: memory -> via.")
+    weight: float
+
+
+class ExploreOut(BaseModel):
+    start: MemoryOut
+    neighbours: list[GraphStepOut]
+    next_offset: int | None
+    used_tokens: int
+    notice: str = DATA_NOTICE
 
 
 class UpdateOut(BaseModel):
@@ -161,7 +225,62 @@ def remember_out(outcome: RememberOutcome) -> RememberOut:
         id=outcome.record.id,
         memory=memory_out(outcome.record),
         note=outcome.note,
+        similarity=outcome.similarity,
+        conflicts=outcome.conflicts,
+        superseded=outcome.superseded,
         degraded=outcome.degraded,
+    )
+
+
+def chain_out(found: Chain) -> MemoryOut:
+    out = memory_out(found.record)
+    out.history = found.history
+    out.superseded_by = found.superseded_by
+    return out
+
+
+def conflict_out(conflict: Conflict) -> ConflictOut:
+    return ConflictOut(
+        id=conflict.id,
+        status=conflict.status,
+        first_id=conflict.first_id,
+        second_id=conflict.second_id,
+        evidence=conflict.evidence,
+        resolution=conflict.resolution,
+        created_at=format_time(conflict.created_at),
+    )
+
+
+def resolve_out(resolution: Resolution) -> ResolveOut:
+    return ResolveOut(
+        conflict_id=resolution.conflict.id,
+        decision=resolution.decision,
+        kept=resolution.kept,
+        superseded=resolution.superseded,
+        merged_id=resolution.merged_id,
+    )
+
+
+def edge_out(edge: Edge) -> EdgeOut:
+    return EdgeOut(src=edge.src, dst=edge.dst, type=edge.type.value, weight=edge.weight)
+
+
+def explore_out(found: Exploration) -> ExploreOut:
+    return ExploreOut(
+        start=memory_out(found.start),
+        neighbours=[
+            GraphStepOut(
+                memory=memory_out(s.record),
+                depth=s.depth,
+                via=s.via,
+                edge=s.edge,
+                direction="out" if s.direction == "out" else "in",
+                weight=s.weight,
+            )
+            for s in found.steps
+        ],
+        next_offset=found.next_offset,
+        used_tokens=found.used_tokens,
     )
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kenning.core.query import RecallResult
-from kenning.core.records import MemoryRecord
+from kenning.core.records import Conflict, Edge, MemoryRecord
 from kenning.core.validation import MemoryDraft
-from kenning.services import records
+from kenning.services import consistency, records
 from kenning.services import status as status_service
 from kenning.services.deps import Caller, Deps
 from kenning.services.recall import RecallRequest, recall
@@ -45,6 +45,52 @@ class Kenning:
         reason: str | None = None,
     ) -> records.ForgetOutcome:
         return records.forget(self.deps, caller, memory_id, mode=mode, confirm=confirm, reason=reason)
+
+    def chain(self, caller: Caller, memory_id: str) -> consistency.Chain:
+        return consistency.chain(self.deps, caller, memory_id)
+
+    def conflicts(
+        self, caller: Caller, *, status: str | None = "open", limit: int = 20, offset: int = 0
+    ) -> list[Conflict]:
+        return consistency.list_conflicts(self.deps, caller, status=status, limit=limit, offset=offset)
+
+    def resolve_conflict(
+        self,
+        caller: Caller,
+        conflict_id: int,
+        decision: str,
+        *,
+        winner: str | None = None,
+        merged_content: str | None = None,
+    ) -> consistency.Resolution:
+        return consistency.resolve_conflict(
+            self.deps, caller, conflict_id, decision, winner=winner, merged_content=merged_content
+        )
+
+    def link(self, caller: Caller, src: str, dst: str, edge_type: str, weight: float = 1.0) -> Edge:
+        return consistency.link(self.deps, caller, src, dst, edge_type, weight)
+
+    def explore_graph(
+        self,
+        caller: Caller,
+        memory_id: str,
+        *,
+        depth: int = 1,
+        edge_types: Sequence[str] = (),
+        limit: int = 20,
+        offset: int = 0,
+        token_budget: int = 4000,
+    ) -> consistency.Exploration:
+        return consistency.explore_graph(
+            self.deps,
+            caller,
+            memory_id,
+            depth=depth,
+            edge_types=edge_types,
+            limit=limit,
+            offset=offset,
+            token_budget=token_budget,
+        )
 
     def status(self, caller: Caller, *, load_embedder: bool = True) -> status_service.StatusReport:
         return status_service.status(self.deps, caller, load_embedder=load_embedder)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from kenning.core import limits
 from kenning.core.entities import extract
-from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput
+from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, NotFound
 from kenning.core.ids import new_ulid
 from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
 from kenning.core.text import content_hash
@@ -94,6 +94,13 @@ def remember_many(
             if len(drafts) == 1:
                 raise
             raise InvalidInput(f"memories[{index}].{exc.field}", exc.message.split(": ", 1)[-1]) from None
+    for index, draft in enumerate(clean):
+        if draft.supersedes:
+            # Refuse before anything is written: the replacement must not land without its target.
+            target = deps.store.get(draft.supersedes)
+            if target is None or target.namespace != caller.namespace:
+                where = "supersedes" if len(clean) == 1 else f"memories[{index}].supersedes"
+                raise NotFound(f"{where}: no memory with id {draft.supersedes!r}", id=draft.supersedes)
     outcomes: list[RememberOutcome | None] = [None] * len(clean)
     fresh: list[int] = []
     for index, draft in enumerate(clean):

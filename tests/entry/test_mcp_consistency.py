@@ -1,0 +1,190 @@
+"""Consistency scenarios through the official SDK client over stdio, with the real default model."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+KENNING = str(Path(sys.executable).with_name("kenning"))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def params(tmp_path: Path, policy: str = "ask") -> StdioServerParameters:
+    return StdioServerParameters(
+        command=KENNING,
+        args=["serve"],
+        env={
+            "KENNING_STORAGE__DB_PATH": str(tmp_path / "c.db"),
+            "KENNING_SERVER__NAMESPACE": "team",
+            "KENNING_CONSISTENCY__POLICY": policy,
+        },
+    )
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[Client]:
+    async with Client(params(tmp_path), read_timeout_seconds=60) as connected:
+        yield connected
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.content
+    content: dict[str, Any] | None = result.structured_content
+    assert content is not None
+    return content
+
+
+async def error(client: Client, tool: str, args: dict[str, Any]) -> str:
+    result = await client.call_tool(tool, args)
+    assert result.is_error, result.structured_content
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert isinstance(text, str)
+    return text
+
+
+async def test_preference_reversal_is_flagged_once_under_ask_and_judged(client: Client) -> None:
+    old = await call(client, "remember", {"content": "We use Redis for session storage in the auth service"})
+    new = await call(
+        client, "remember", {"content": "We no longer use Redis for session storage in the auth service"}
+    )
+    assert new["status"] == "stored"
+    [conflict] = new["conflicts"]
+    assert conflict["older_id"] == old["id"] and conflict["newer_id"] == new["id"]
+    assert conflict["polarity_flip"] is True and conflict["similarity"] > 0.8
+    assert conflict["latest_wins_eligible"] is True and "time_gap_days" in conflict
+
+    again = await call(
+        client, "remember", {"content": "We no longer use Redis for session storage in the auth service."}
+    )
+    assert again["status"] == "reinforced" and again["conflicts"] == []
+    listed = await call(client, "conflicts", {})
+    assert [c["id"] for c in listed["conflicts"]] == [conflict["conflict_id"]]
+
+    judged = await call(
+        client,
+        "resolve_conflict",
+        {"conflict_id": conflict["conflict_id"], "decision": "supersede", "winner": new["id"]},
+    )
+    assert judged["superseded"] == [old["id"]]
+    assert (await call(client, "conflicts", {}))["conflicts"] == []
+    assert "already resolved" in await error(
+        client, "resolve_conflict", {"conflict_id": conflict["conflict_id"], "decision": "keep_both"}
+    )
+
+    found = await call(client, "recall", {"query": "what do we use for session storage", "limit": 5})
+    assert [r["memory"]["id"] for r in found["results"]] == [new["id"]]
+    with_history = await call(
+        client, "recall", {"query": "Redis session storage", "include_superseded": True}
+    )
+    assert old["id"] in [r["memory"]["id"] for r in with_history["results"]]
+    assert (await call(client, "get", {"id": new["id"]}))["history"] == [old["id"]]
+    older = await call(client, "get", {"id": old["id"]})
+    assert older["superseded_by"] == [new["id"]] and older["state"] == "superseded"
+
+    edited = await call(
+        client, "update", {"id": old["id"], "version": older["version"], "content": "We use Redis"}
+    )
+    assert edited["memory"]["state"] == "superseded"
+
+
+async def test_latest_wins_supersedes_a_changed_value(tmp_path: Path) -> None:
+    async with Client(params(tmp_path, "latest_wins"), read_timeout_seconds=60) as client:
+        old = await call(client, "remember", {"content": "The staging database listens on port 5432"})
+        new = await call(client, "remember", {"content": "The staging database now listens on port 6543"})
+        assert new["superseded"] == [old["id"]] and new["conflicts"] == []
+        found = await call(client, "recall", {"query": "staging database port", "limit": 3})
+        assert found["results"][0]["memory"]["content"] == "The staging database now listens on port 6543"
+        assert old["id"] not in [r["memory"]["id"] for r in found["results"]]
+        assert (await call(client, "get", {"id": old["id"]}))["superseded_by"] == [new["id"]]
+
+
+async def test_a_paraphrase_reinforces_instead_of_duplicating(client: Client) -> None:
+    first = await call(
+        client, "remember", {"content": "Carlos does not want emoji in commit messages", "tags": ["git"]}
+    )
+    second = await call(
+        client, "remember", {"content": "Carlos doesn't want emoji in his commit messages", "tags": ["style"]}
+    )
+    assert second["status"] == "reinforced" and second["id"] == first["id"]
+    assert second["similarity"] > 0.9 and "near-duplicate" in second["note"]
+    assert second["memory"]["tags"] == ["git", "style"] and second["memory"]["access_count"] == 1
+    assert (await call(client, "status", {}))["memories_in_namespace"] == 1
+
+
+async def test_link_and_explore_the_graph_within_its_budget(client: Client) -> None:
+    bug = await call(
+        client, "remember", {"content": "Checkout crashed with a null invoice id", "type": "bug"}
+    )
+    fix = await call(
+        client, "remember", {"content": "Guard invoice id before charging fixed the checkout crash"}
+    )
+    note = await call(client, "remember", {"content": "Invoice ids are generated by the billing service"})
+    await call(client, "link", {"src": fix["id"], "dst": bug["id"], "type": "fixes"})
+    await call(client, "link", {"src": bug["id"], "dst": note["id"], "type": "related", "weight": 0.5})
+    one_hop = await call(client, "explore_graph", {"id": bug["id"], "edge_types": ["fixes"]})
+    assert [(n["memory"]["id"], n["edge"], n["direction"]) for n in one_hop["neighbours"]] == [
+        (fix["id"], "fixes", "in")
+    ]
+    two_hops = await call(client, "explore_graph", {"id": fix["id"], "depth": 2})
+    assert {(n["memory"]["id"], n["depth"]) for n in two_hops["neighbours"]} >= {
+        (bug["id"], 1),
+        (note["id"], 2),
+    }
+    tight = await call(client, "explore_graph", {"id": bug["id"], "token_budget": 50, "limit": 1})
+    assert len(tight["neighbours"]) == 1 and tight["next_offset"] == 1
+
+
+async def test_bad_consistency_input_is_refused_and_nothing_changes(client: Client) -> None:
+    a = await call(client, "remember", {"content": "The API gateway is written in Go"})
+    b = await call(
+        client,
+        "remember",
+        {"content": "The API gateway handles 2k requests per second", "supersedes": a["id"]},
+    )
+    assert b["superseded"] == [a["id"]]
+    before = await call(client, "status", {})
+
+    missing = "01J0000000000000000000000Z"
+    assert "not_found" in await error(client, "link", {"src": a["id"], "dst": missing, "type": "supports"})
+    assert "not_found" in await error(
+        client, "resolve_conflict", {"conflict_id": 999, "decision": "keep_both"}
+    )
+    assert "not_found" in await error(
+        client, "remember", {"content": "Replaces nothing", "supersedes": missing}
+    )
+    assert "supersedes" in await error(client, "remember", {"content": "Bad id", "supersedes": "nope"})
+    assert "valid" in await error(client, "link", {"src": a["id"], "dst": b["id"], "type": "likes"})
+    assert "depth" in await error(client, "explore_graph", {"id": a["id"], "depth": 4})
+    assert "decision" in await error(client, "resolve_conflict", {"conflict_id": 1, "decision": "flip"})
+
+    after = await call(client, "status", {})
+    assert after["by_state"] == before["by_state"] == {"active": 1, "superseded": 1}
+    assert after["store"]["audit_entries"] == before["store"]["audit_entries"]
+
+
+def test_a_broken_alias_file_stops_startup_with_one_line(tmp_path: Path) -> None:
+    (tmp_path / "aliases.toml").write_text('[aliases]\nPostgreSQL = ["pg",\n')
+    done = subprocess.run(
+        [KENNING, "--db", str(tmp_path / "k.db"), "status"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"KENNING_EMBEDDINGS__PROVIDER": "none", "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 1
+    assert "aliases" in done.stderr and "aliases.toml" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "k.db").exists()

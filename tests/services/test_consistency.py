@@ -1,0 +1,87 @@
+"""Supersede chains, conflict judgments and links at the service level (fake embedder)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import CALLER, OTHER
+from kenning.core.errors import ConflictError, InvalidInput, NotFound
+from kenning.core.validation import MemoryDraft
+from kenning.services import consistency
+from kenning.services.facade import Kenning
+
+
+def test_a_supersede_cycle_is_refused_and_nothing_changes(app: Kenning) -> None:
+    a = app.remember(CALLER, MemoryDraft(content="alpha plan one")).record
+    b = app.remember(CALLER, MemoryDraft(content="beta plan two", supersedes=a.id)).record
+    c = app.remember(CALLER, MemoryDraft(content="gamma plan three", supersedes=b.id)).record
+    with pytest.raises(InvalidInput, match="cycle"):
+        consistency.supersede(app.deps, CALLER, c.id, a.id, reason="test")
+    with pytest.raises(InvalidInput, match="itself"):
+        consistency.supersede(app.deps, CALLER, c.id, c.id, reason="test")
+    assert app.get(CALLER, c.id).state.value == "active"
+    assert app.chain(CALLER, c.id).history == [b.id, a.id]
+    assert app.chain(CALLER, a.id).superseded_by == [b.id, c.id]
+
+
+def test_supersedes_across_namespaces_is_not_found(app: Kenning) -> None:
+    theirs = app.remember(OTHER, MemoryDraft(content="their fact")).record
+    with pytest.raises(NotFound):
+        app.remember(CALLER, MemoryDraft(content="my fact", supersedes=theirs.id))
+    assert app.status(CALLER).memories_in_namespace == 0
+
+
+def test_merge_creates_one_memory_that_supersedes_both(app: Kenning) -> None:
+    old = app.remember(CALLER, MemoryDraft(content="The cache TTL is 60 seconds", tags=["cache"])).record
+    new = app.remember(CALLER, MemoryDraft(content="The cache TTL is 30 seconds", tags=["perf"]))
+    [flag] = new.conflicts
+    resolution = app.resolve_conflict(
+        CALLER,
+        flag["conflict_id"],
+        "merge",
+        merged_content="The cache TTL is 30 seconds in prod, 60 in staging",
+    )
+    merged = app.get(CALLER, resolution.merged_id or "")
+    assert sorted(merged.tags) == ["cache", "perf"]
+    assert {app.get(CALLER, old.id).state.value, app.get(CALLER, new.record.id).state.value} == {"superseded"}
+    with pytest.raises(ConflictError):
+        app.resolve_conflict(CALLER, flag["conflict_id"], "keep_both")
+    actions = [e.action for e in app.deps.store.audit_log(old.id)]
+    assert "resolve_conflict" in actions and "superseded" in actions
+
+
+def test_resolve_needs_a_winner_from_the_pair(app: Kenning) -> None:
+    app.remember(CALLER, MemoryDraft(content="Standup is at 9:30"))
+    flagged = app.remember(CALLER, MemoryDraft(content="Standup is at 10:00")).conflicts[0]
+    with pytest.raises(InvalidInput, match="winner"):
+        app.resolve_conflict(CALLER, flagged["conflict_id"], "supersede", winner="01J0000000000000000000000Z")
+    with pytest.raises(InvalidInput, match="merged_content"):
+        app.resolve_conflict(CALLER, flagged["conflict_id"], "merge")
+    assert [c.status for c in app.conflicts(CALLER)] == ["open"]
+
+
+def test_a_pair_is_flagged_only_once_even_when_the_content_repeats(app: Kenning) -> None:
+    app.remember(CALLER, MemoryDraft(content="Deploys happen on Tuesdays"))
+    first = app.remember(CALLER, MemoryDraft(content="Deploys happen on Thursdays"))
+    assert len(first.conflicts) == 1 and first.conflicts[0]["changed_values"] == {
+        "older": ["tuesday"],
+        "newer": ["thursday"],
+    }
+    again = app.remember(CALLER, MemoryDraft(content="deploys happen on thursdays"))
+    assert again.status == "reinforced" and again.conflicts == []
+    assert len(app.conflicts(CALLER, status=None)) == 1
+
+
+def test_links_are_typed_and_validated(app: Kenning) -> None:
+    a = app.remember(CALLER, MemoryDraft(content="Disk full on broker")).record
+    b = app.remember(CALLER, MemoryDraft(content="Consumer lag alert")).record
+    edge = app.link(CALLER, a.id, b.id, "causes", 0.8)
+    assert (edge.type.value, edge.weight) == ("causes", 0.8)
+    with pytest.raises(InvalidInput, match="supersedes edges"):
+        app.link(CALLER, a.id, b.id, "supersedes")
+    with pytest.raises(InvalidInput, match="itself"):
+        app.link(CALLER, a.id, a.id, "related")
+    with pytest.raises(InvalidInput, match="weight"):
+        app.link(CALLER, a.id, b.id, "related", 3.0)
+    explored = app.explore_graph(CALLER, b.id)
+    assert [(s.record.id, s.edge, s.direction) for s in explored.steps] == [(a.id, "causes", "in")]
