@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 import pytest
 
 from conftest import CALLER, OTHER
+from kenning.core.entities import AliasDictionary
 from kenning.core.errors import ConflictError, InvalidInput, NotFound
 from kenning.core.validation import MemoryDraft
 from kenning.services import consistency
 from kenning.services.facade import Kenning
+from kenning.services.recall import RecallRequest
 
 
 def test_a_supersede_cycle_is_refused_and_nothing_changes(app: Kenning) -> None:
@@ -85,3 +90,25 @@ def test_links_are_typed_and_validated(app: Kenning) -> None:
         app.link(CALLER, a.id, b.id, "related", 3.0)
     explored = app.explore_graph(CALLER, b.id)
     assert [(s.record.id, s.edge, s.direction) for s in explored.steps] == [(a.id, "causes", "in")]
+
+
+def test_episodes_are_never_merged_or_flagged(app: Kenning) -> None:
+    first = app.remember(CALLER, MemoryDraft(content="Jon: Thanks!", type="turn", session_id="s"))
+    second = app.remember(CALLER, MemoryDraft(content="Jon: thanks !!", type="turn", session_id="s"))
+    third = app.remember(
+        CALLER, MemoryDraft(content="Jon: Deploys are on Tuesday", type="turn", session_id="s")
+    )
+    fourth = app.remember(
+        CALLER, MemoryDraft(content="Jon: Deploys are on Thursday", type="turn", session_id="s")
+    )
+    assert [o.status for o in (first, second, third, fourth)] == ["stored"] * 4
+    assert fourth.conflicts == []
+
+
+def test_entity_filters_go_through_the_alias_dictionary(make_app: Callable[..., Kenning]) -> None:
+    app = make_app()
+    app.deps = replace(app.deps, aliases=AliasDictionary.from_mapping({"PostgreSQL": ["postgres", "pg"]}))
+    stored = app.remember(CALLER, MemoryDraft(content="Billing runs on pg 16 in eu-west")).record
+    assert stored.entities == ["PostgreSQL"]
+    found = app.recall(CALLER, RecallRequest(query="billing database", entities=["Postgres"]))
+    assert [h.record.id for h in found.hits] == [stored.id]

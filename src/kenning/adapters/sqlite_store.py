@@ -228,9 +228,12 @@ class SqliteStore:
             "INSERT INTO memory_entities (seq, entity) VALUES (?, ?)",
             [(seq, e.casefold()) for e in record.entities],
         )
+        # Entities already in the text would count twice for BM25; index only the ones it does not name.
+        lowered = record.content.casefold()
+        unnamed = [e for e in record.entities if e.casefold() not in lowered]
         conn.execute(
             "INSERT INTO fts_words (rowid, content, tags, entities, context) VALUES (?, ?, ?, ?, ?)",
-            (seq, record.content, " ".join(record.tags), " ".join(record.entities), record.context or ""),
+            (seq, record.content, " ".join(record.tags), " ".join(unnamed), record.context or ""),
         )
         conn.execute("INSERT INTO fts_trigram (rowid, content) VALUES (?, ?)", (seq, record.content))
 

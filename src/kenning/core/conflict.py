@@ -183,7 +183,8 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
     old_frame, new_frame = frame(old, old_values | new_values), frame(new, old_values | new_values)
     shared = tuple(sorted(old_frame & new_frame))
     union = old_frame | new_frame
-    overlap = len(shared) / len(union) if union else 1.0
+    # With no words to compare (";)" against "It was great!") nothing says the two are the same.
+    overlap = len(shared) / len(union) if union else 0.0
     cjk = _is_cjk(old) or _is_cjk(new)
     cue_pattern = _ZH_CHANGE if cjk else _EN_CHANGE
     change_cue = (

@@ -24,6 +24,7 @@ from kenning.services.records import get
 
 _NEIGHBOURS = 5
 _ENTITY_EDGES = 3
+_COMMON_ENTITY = 20
 _CHAIN_MAX = 100
 LINKABLE = (
     EdgeType.RELATED,
@@ -111,7 +112,11 @@ def edges_for_new(
     ]
     linked = {item for item, _ in related}
     for entity in record.entities[:5]:
-        for other in deps.store.memories_with_entity(caller.namespace, entity, _ENTITY_EDGES):
+        others = deps.store.memories_with_entity(caller.namespace, entity, _COMMON_ENTITY + 1)
+        if len(others) > _COMMON_ENTITY:
+            # An entity in every other memory (the user, the project) links everything to everything.
+            continue
+        for other in others[:_ENTITY_EDGES]:
             if other != record.id and other not in linked:
                 linked.add(other)
                 edges.append(

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kenning.core import limits
+from kenning.core.entities import AliasDictionary
 from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.ontology import SUBTYPES, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
@@ -59,7 +60,7 @@ class RecallRequest:
     touch: bool = True
 
 
-def build_filters(caller: Caller, request: RecallRequest) -> Filters:
+def build_filters(caller: Caller, request: RecallRequest, aliases: AliasDictionary | None = None) -> Filters:
     types: list[str] = []
     for name in request.types:
         key = check_type(name)
@@ -78,7 +79,7 @@ def build_filters(caller: Caller, request: RecallRequest) -> Filters:
         states=states,
         types=tuple(dict.fromkeys(types)),
         tags=tuple(check_tags(request.tags)),
-        entities=tuple(check_entities(request.entities)),
+        entities=tuple((aliases or AliasDictionary()).normalise(e) for e in check_entities(request.entities)),
         agent_id=check_name(request.agent_id, "agent_id"),
         session_id=check_name(request.session_id, "session_id"),
         since=since,
@@ -108,7 +109,7 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
         limits.TOKEN_BUDGET_MIN,
         limits.TOKEN_BUDGET_MAX,
     )
-    filters = build_filters(caller, request)
+    filters = build_filters(caller, request, deps.aliases)
     depth = max(params.candidates, offset + limit + 1)
 
     degraded: list[str] = []
@@ -247,7 +248,8 @@ def _expand(
                         reached[there] = max(reached.get(there, 0.0), value)
             for item, value in reached.items():
                 _lift(lifts, item, value, "graph")
-            frontier = reached
+            strongest = sorted(reached, key=lambda item: (-reached[item], item))[:_GRAPH_SEEDS]
+            frontier = {item: reached[item] for item in strongest}
             strength *= _GRAPH_HOP_DECAY
     if not lifts:
         return

@@ -11,6 +11,7 @@ from kenning.core import limits
 from kenning.core.entities import extract
 from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, NotFound
 from kenning.core.ids import new_ulid
+from kenning.core.ontology import base_type
 from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
 from kenning.core.text import content_hash
 from kenning.core.validation import (
@@ -137,7 +138,10 @@ def remember_many(
             : limits.ENTITIES_MAX
         ]
         assessment = Assessment()
-        if assess_neighbours and vectors[position] and not draft.supersedes:
+        # An episode records what happened or was said at a time: it neither contradicts nor repeats
+        # another one, so only knowledge (facts, preferences, decisions, ...) is judged.
+        episodic = base_type(draft.type) == "episode"
+        if assess_neighbours and vectors[position] and not draft.supersedes and not episodic:
             plain = vectors[position][0]
             assessment = assess(deps, caller, draft.content, plain.model, plain.values)
         if assessment.duplicate_of is not None:
