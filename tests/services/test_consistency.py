@@ -8,10 +8,12 @@ from dataclasses import replace
 import pytest
 
 from conftest import CALLER, OTHER
+from kenning.core.conflict import ConflictThresholds
 from kenning.core.entities import AliasDictionary
 from kenning.core.errors import ConflictError, InvalidInput, NotFound
 from kenning.core.validation import MemoryDraft
 from kenning.services import consistency
+from kenning.services.deps import ConflictPolicy
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 
@@ -112,3 +114,14 @@ def test_entity_filters_go_through_the_alias_dictionary(make_app: Callable[..., 
     assert stored.entities == ["PostgreSQL"]
     found = app.recall(CALLER, RecallRequest(query="billing database", entities=["Postgres"]))
     assert [h.record.id for h in found.hits] == [stored.id]
+
+
+def test_thresholds_are_per_model_settings(make_app: Callable[..., Kenning]) -> None:
+    app = make_app()
+    app.remember(CALLER, MemoryDraft(content="Standup is at 9:30"))
+    assert app.remember(CALLER, MemoryDraft(content="Standup is at 10:00")).conflicts
+    strict = make_app(name="strict.db")
+    never = ConflictThresholds(duplicate=1.0, conflict_floor=1.0, related=1.0)
+    strict.deps = replace(strict.deps, conflicts=ConflictPolicy(thresholds={"test": never}))
+    strict.remember(CALLER, MemoryDraft(content="Standup is at 9:30"))
+    assert strict.remember(CALLER, MemoryDraft(content="Standup is at 10:00")).conflicts == []

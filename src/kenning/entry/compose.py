@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kenning.adapters.alias_file import load_aliases
 from kenning.adapters.sqlite_store import SqliteStore
+from kenning.core.conflict import ConflictThresholds
 from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder
 from kenning.services.deps import DEFAULT_WEIGHTS, Caller, ConflictPolicy, Deps, RetrievalParams
@@ -65,7 +66,14 @@ def build_kenning(settings: Settings) -> Kenning:
         weights={**DEFAULT_WEIGHTS, **settings.retrieval.weights},
     )
     policy = ConflictPolicy(
-        default=settings.consistency.policy, namespaces=dict(settings.consistency.namespaces)
+        default=settings.consistency.policy,
+        namespaces=dict(settings.consistency.namespaces),
+        thresholds={
+            family: ConflictThresholds(
+                duplicate=t.duplicate, conflict_floor=t.conflict_floor, related=t.related
+            )
+            for family, t in settings.consistency.thresholds.items()
+        },
     )
     return Kenning(
         Deps(

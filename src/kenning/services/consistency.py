@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from kenning.core import limits
-from kenning.core.conflict import Evidence, judge, thresholds_for
+from kenning.core.conflict import Evidence, judge
 from kenning.core.errors import ConflictError, InvalidInput, NotFound
 from kenning.core.query import Filters
 from kenning.core.records import TRUST_WEIGHT, AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState
@@ -48,7 +48,7 @@ class Assessment:
 
 
 def assess(deps: Deps, caller: Caller, content: str, model: str, vector: Vector) -> Assessment:
-    limits_ = thresholds_for(model)
+    limits_ = deps.conflicts.thresholds_for(model)
     floor = min(limits_.conflict_floor, limits_.related, limits_.duplicate)
     found = deps.store.search_vectors(vector, model, Filters(namespace=caller.namespace), _NEIGHBOURS)
     near = [(item, score) for item, score in found.hits if score >= floor]

