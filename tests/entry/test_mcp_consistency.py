@@ -6,11 +6,12 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+
+from mcp_calls import call, error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -38,22 +39,6 @@ def params(tmp_path: Path, policy: str = "ask") -> StdioServerParameters:
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
     async with Client(params(tmp_path), read_timeout_seconds=60) as connected:
         yield connected
-
-
-async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content
-    content: dict[str, Any] | None = result.structured_content
-    assert content is not None
-    return content
-
-
-async def error(client: Client, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.structured_content
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert isinstance(text, str)
-    return text
 
 
 async def test_preference_reversal_is_flagged_once_under_ask_and_judged(client: Client) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+
+from mcp_calls import call, error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -30,22 +31,6 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
     )
     async with Client(params, read_timeout_seconds=60) as connected:
         yield connected
-
-
-async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, result.content
-    content: dict[str, Any] | None = result.structured_content
-    assert content is not None
-    return content
-
-
-async def error(client: Client, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    assert result.is_error, result.structured_content
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert isinstance(text, str)
-    return text
 
 
 async def test_tools_are_listed_with_schemas_annotations_and_instructions(client: Client) -> None:

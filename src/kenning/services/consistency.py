@@ -8,7 +8,7 @@ it to what it resembles). Callers judge flagged pairs with `resolve_conflict`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kenning.core import limits
@@ -20,7 +20,7 @@ from kenning.core.text import estimate_tokens
 from kenning.core.validation import check_range, check_unit_interval
 from kenning.ports.embedder import Vector
 from kenning.services.deps import Caller, Deps
-from kenning.services.records import get
+from kenning.services.records import get, save_fields
 
 _NEIGHBOURS = 5
 _ENTITY_EDGES = 3
@@ -148,37 +148,19 @@ def supersede(deps: Deps, caller: Caller, old_id: str, new_id: str, reason: str)
             )
         earlier = deps.store.get(cursor)
         cursor = earlier.supersedes if earlier is not None else None
-    now = deps.clock.now()
     if new.supersedes != old.id:
-        deps.store.replace(
-            replace(new, supersedes=old.id, updated_at=now, version=new.version + 1),
-            expected_version=new.version,
-            revector=False,
-            vectors=(),
-            audit=AuditEntry(
-                at=now,
-                actor=caller.agent_id,
-                namespace=caller.namespace,
-                action="supersedes",
-                memory_id=new.id,
-                detail={"supersedes": old.id, "reason": reason},
-            ),
+        save_fields(
+            deps, caller, new, "supersedes", {"supersedes": old.id, "reason": reason}, supersedes=old.id
         )
-    updated = replace(old, state=MemoryState.SUPERSEDED, updated_at=now, version=old.version + 1)
-    deps.store.replace(
-        updated,
-        expected_version=old.version,
-        revector=False,
-        vectors=(),
-        audit=AuditEntry(
-            at=now,
-            actor=caller.agent_id,
-            namespace=caller.namespace,
-            action="superseded",
-            memory_id=old.id,
-            detail={"by": new.id, "reason": reason, "from_state": old.state.value},
-        ),
+    updated = save_fields(
+        deps,
+        caller,
+        old,
+        "superseded",
+        {"by": new.id, "reason": reason, "from_state": old.state.value},
+        state=MemoryState.SUPERSEDED,
     )
+    now = deps.clock.now()
     deps.store.add_edge(
         Edge(src=new.id, dst=old.id, type=EdgeType.SUPERSEDES, weight=1.0, created_at=now),
         AuditEntry(

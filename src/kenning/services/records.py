@@ -170,6 +170,24 @@ def _stale(current: MemoryRecord, expected: int, actual: int | None = None) -> C
     )
 
 
+def save_fields(
+    deps: Deps, caller: Caller, before: MemoryRecord, action: str, detail: dict[str, Any], **changes: Any
+) -> MemoryRecord:
+    """Write field changes that leave content and vectors alone, as the next version, with an audit entry."""
+    now = deps.clock.now()
+    after = replace(before, **changes, updated_at=now, version=before.version + 1)
+    audit = AuditEntry(
+        at=now,
+        actor=caller.agent_id,
+        namespace=caller.namespace,
+        action=action,
+        memory_id=before.id,
+        detail=detail,
+    )
+    deps.store.replace(after, expected_version=before.version, revector=False, vectors=(), audit=audit)
+    return after
+
+
 @dataclass(slots=True)
 class ForgetOutcome:
     id: str
@@ -210,14 +228,12 @@ def forget(
         return ForgetOutcome(id=current.id, action="purged", state=None)
     if current.state is MemoryState.ARCHIVED:
         return ForgetOutcome(id=current.id, action="already_archived", state=current.state.value)
-    archived = replace(current, state=MemoryState.ARCHIVED, updated_at=now, version=current.version + 1)
-    audit = AuditEntry(
-        at=now,
-        actor=caller.agent_id,
-        namespace=caller.namespace,
-        action="archive",
-        memory_id=current.id,
-        detail={"from_state": current.state.value, "reason": reason},
+    save_fields(
+        deps,
+        caller,
+        current,
+        "archive",
+        {"from_state": current.state.value, "reason": reason},
+        state=MemoryState.ARCHIVED,
     )
-    deps.store.replace(archived, expected_version=current.version, revector=False, vectors=(), audit=audit)
     return ForgetOutcome(id=current.id, action="archived", state=MemoryState.ARCHIVED.value)

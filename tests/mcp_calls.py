@@ -1,0 +1,25 @@
+"""Calling tools through a real MCP client and unpacking results, shared by the acceptance tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import Client
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A successful call's structured result; fails the test on a tool error."""
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, result.content
+    content: dict[str, Any] | None = result.structured_content
+    assert content is not None
+    return content
+
+
+async def error(client: Client, tool: str, args: dict[str, Any]) -> str:
+    """The text of a tool error; fails the test if the call succeeded."""
+    result = await client.call_tool(tool, args)
+    assert result.is_error, result.structured_content
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert isinstance(text, str)
+    return text
