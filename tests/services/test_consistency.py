@@ -125,3 +125,11 @@ def test_thresholds_are_per_model_settings(make_app: Callable[..., Kenning]) -> 
     strict.deps = replace(strict.deps, conflicts=ConflictPolicy(thresholds={"test": never}))
     strict.remember(CALLER, MemoryDraft(content="Standup is at 9:30"))
     assert strict.remember(CALLER, MemoryDraft(content="Standup is at 10:00")).conflicts == []
+
+
+def test_status_counts_open_conflicts(app: Kenning) -> None:
+    app.remember(CALLER, MemoryDraft(content="The cache TTL is 60 seconds"))
+    flagged = app.remember(CALLER, MemoryDraft(content="The cache TTL is 30 seconds")).conflicts
+    assert app.status(CALLER).open_conflicts == 1
+    app.resolve_conflict(CALLER, flagged[0]["conflict_id"], "keep_both")
+    assert app.status(CALLER).open_conflicts == 0

@@ -392,6 +392,7 @@ def status(ctx: Ctx, as_json: bool) -> None:
         click.echo(f"states     {json.dumps(out.by_state)}")
         click.echo(f"embedder   {out.embedder['provider']} -> {out.embedder['model'] or 'not loaded'}")
         click.echo(f"vectors    {json.dumps(out.vectors_by_model)}")
+        click.echo(f"conflicts  {out.open_conflicts} open (kenning conflicts)")
         click.echo("status     " + ("ok" if out.ok else "DEGRADED"))
         for problem in out.degraded:
             click.echo(f"  - {problem}")

@@ -35,6 +35,17 @@ def run_checks(load: Callable[[], Settings]) -> list[Check]:
             "sqlite fts5", fts5_available(), f"SQLite {sqlite3.sqlite_version}, FTS5 with trigram tokenizer"
         )
     )
+    from kenning.adapters.alias_file import load_aliases
+    from kenning.entry.compose import aliases_path
+
+    aliases_file = aliases_path(settings)
+    try:
+        known = load_aliases(aliases_file)
+        checks.append(
+            Check("aliases", True, f"{aliases_file}: {len(set(known.canonical.values()))} entities")
+        )
+    except KenningError as exc:
+        checks.append(Check("aliases", False, exc.message))
     db_path = settings.storage.resolved_db_path()
     try:
         store = SqliteStore(db_path, busy_timeout_s=settings.storage.busy_timeout_s)

@@ -166,6 +166,7 @@ class StatusOut(BaseModel):
     index: dict[str, Any]
     schema_version: int
     store: dict[str, Any]
+    open_conflicts: int = Field(description="Pairs flagged as possibly contradicting, waiting for judgment.")
     degraded: list[str]
 
 
@@ -305,5 +306,6 @@ def status_out(report: StatusReport) -> StatusOut:
         index=report.index,
         schema_version=report.schema_version,
         store=report.store,
+        open_conflicts=report.open_conflicts,
         degraded=report.degraded,
     )

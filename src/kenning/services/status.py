@@ -22,6 +22,7 @@ class StatusReport:
     index: dict[str, Any]
     schema_version: int
     store: dict[str, Any]
+    open_conflicts: int = 0
     degraded: list[str] = field(default_factory=list)
 
 
@@ -59,5 +60,6 @@ def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusR
             "size_bytes": stats.size_bytes,
             "audit_entries": stats.audit_entries,
         },
+        open_conflicts=len(deps.store.conflicts(caller.namespace, status="open", limit=10_000, offset=0)),
         degraded=degraded,
     )
