@@ -340,6 +340,12 @@ class SqliteStore:
         )
         return [_conflict(r) for r in rows]
 
+    def count_conflicts(self, namespace: str, status: str) -> int:
+        rows = self._read(
+            "SELECT count(*) FROM conflicts WHERE namespace = ? AND status = ?", (namespace, status)
+        )
+        return int(rows[0][0])
+
     def get_conflict(self, conflict_id: int) -> Conflict | None:
         rows = self._read(f"SELECT {_CONFLICT_COLUMNS} FROM conflicts WHERE id = ?", (conflict_id,))
         return _conflict(rows[0]) if rows else None

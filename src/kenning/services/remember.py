@@ -96,6 +96,9 @@ def remember_many(
                 raise
             raise InvalidInput(f"memories[{index}].{exc.field}", exc.message.split(": ", 1)[-1]) from None
     for index, draft in enumerate(clean):
+        draft.entities = extract(draft.content, draft.tags, draft.entities, deps.aliases)[
+            : limits.ENTITIES_MAX
+        ]
         if draft.supersedes:
             # Refuse before anything is written: the replacement must not land without its target.
             target = deps.store.get(draft.supersedes)
@@ -134,9 +137,6 @@ def remember_many(
             )
     for position, index in enumerate(fresh):
         draft = clean[index]
-        draft.entities = extract(draft.content, draft.tags, draft.entities, deps.aliases)[
-            : limits.ENTITIES_MAX
-        ]
         assessment = Assessment()
         # An episode records what happened or was said at a time: it neither contradicts nor repeats
         # another one, so only knowledge (facts, preferences, decisions, ...) is judged.

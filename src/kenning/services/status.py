@@ -60,6 +60,6 @@ def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusR
             "size_bytes": stats.size_bytes,
             "audit_entries": stats.audit_entries,
         },
-        open_conflicts=len(deps.store.conflicts(caller.namespace, status="open", limit=10_000, offset=0)),
+        open_conflicts=deps.store.count_conflicts(caller.namespace, "open"),
         degraded=degraded,
     )
