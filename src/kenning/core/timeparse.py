@@ -84,6 +84,18 @@ def _range(start: datetime, end: datetime, phrase: str) -> TimeRange:
     return TimeRange(since=start.timestamp(), until=end.timestamp(), phrase=phrase)
 
 
+def _calendar(today: datetime, unit: str, back: int) -> tuple[datetime, datetime]:
+    """The calendar week (from Monday), month or year `back` units before the one holding `today`."""
+    if unit == "week":
+        start = today - timedelta(days=today.weekday(), weeks=back)
+        return start, start + timedelta(weeks=1)
+    if unit == "month":
+        year, month = divmod(today.year * 12 + today.month - 1 - back, 12)
+        return _month_start(year, month + 1), _next_month(year, month + 1)
+    year = today.year - back
+    return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+
+
 def parse_time_range(query: str, now: float) -> TimeRange | None:
     """The first time phrase in the query as a range, or None if it names no time."""
     text = query.lower()
@@ -99,18 +111,7 @@ def parse_time_range(query: str, now: float) -> TimeRange | None:
         if unit == "day":
             start = today - timedelta(days=count)
             return _range(start, start + timedelta(days=1), match.group(0))
-        if unit == "week":
-            start = today - timedelta(days=today.weekday(), weeks=count)
-            return _range(start, start + timedelta(weeks=1), match.group(0))
-        if unit == "month":
-            month_index = today.year * 12 + today.month - 1 - count
-            year, month = divmod(month_index, 12)
-            return _range(_month_start(year, month + 1), _next_month(year, month + 1), match.group(0))
-        return _range(
-            datetime(today.year - count, 1, 1, tzinfo=UTC),
-            datetime(today.year - count + 1, 1, 1, tzinfo=UTC),
-            match.group(0),
-        )
+        return _range(*_calendar(today, unit, count), match.group(0))
     if match := re.search(rf"\blast\s+({_DAY_RE})\b", text):
         target = _WEEKDAYS[match.group(1)]
         back = (today.weekday() - target) % 7 or 7
@@ -126,16 +127,7 @@ def parse_time_range(query: str, now: float) -> TimeRange | None:
                 unit
             ]
             return _range(today + timedelta(days=1) - span, today + timedelta(days=1), match.group(0))
-        shift = 1 if which == "last" else 0
-        if unit == "week":
-            start = today - timedelta(days=today.weekday(), weeks=shift)
-            return _range(start, start + timedelta(weeks=1), match.group(0))
-        if unit == "month":
-            month_index = today.year * 12 + today.month - 1 - shift
-            year, month = divmod(month_index, 12)
-            return _range(_month_start(year, month + 1), _next_month(year, month + 1), match.group(0))
-        year = today.year - shift
-        return _range(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC), match.group(0))
+        return _range(*_calendar(today, unit, 1 if which == "last" else 0), match.group(0))
     if match := re.search(rf"\b(?:in\s+)?({_MONTH_RE})\.?\s*,?\s+(\d{{4}})\b", text):
         month, year = _MONTHS[match.group(1)], int(match.group(2))
         return _range(_month_start(year, month), _next_month(year, month), match.group(0))

@@ -160,18 +160,7 @@ def supersede(deps: Deps, caller: Caller, old_id: str, new_id: str, reason: str)
         {"by": new.id, "reason": reason, "from_state": old.state.value},
         state=MemoryState.SUPERSEDED,
     )
-    now = deps.clock.now()
-    deps.store.add_edge(
-        Edge(src=new.id, dst=old.id, type=EdgeType.SUPERSEDES, weight=1.0, created_at=now),
-        AuditEntry(
-            at=now,
-            actor=caller.agent_id,
-            namespace=caller.namespace,
-            action="link",
-            memory_id=new.id,
-            detail={"type": "supersedes", "dst": old.id},
-        ),
-    )
+    _add_edge(deps, caller, new.id, old.id, EdgeType.SUPERSEDES, 1.0)
     return updated
 
 
@@ -298,19 +287,22 @@ def link(deps: Deps, caller: Caller, src: str, dst: str, edge_type: str, weight:
     source, target = get(deps, caller, src), get(deps, caller, dst)
     if source.id == target.id:
         raise InvalidInput("dst", "a memory cannot be linked to itself")
+    edge = _add_edge(deps, caller, source.id, target.id, kind, weight)
+    return edge
+
+
+def _add_edge(deps: Deps, caller: Caller, src: str, dst: str, kind: EdgeType, weight: float) -> Edge:
     now = deps.clock.now()
-    edge = Edge(src=source.id, dst=target.id, type=kind, weight=weight, created_at=now)
-    deps.store.add_edge(
-        edge,
-        AuditEntry(
-            at=now,
-            actor=caller.agent_id,
-            namespace=caller.namespace,
-            action="link",
-            memory_id=source.id,
-            detail={"type": kind.value, "dst": target.id},
-        ),
+    edge = Edge(src=src, dst=dst, type=kind, weight=weight, created_at=now)
+    audit = AuditEntry(
+        at=now,
+        actor=caller.agent_id,
+        namespace=caller.namespace,
+        action="link",
+        memory_id=src,
+        detail={"type": kind.value, "dst": dst},
     )
+    deps.store.add_edge(edge, audit)
     return edge
 
 
