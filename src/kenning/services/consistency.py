@@ -287,8 +287,7 @@ def link(deps: Deps, caller: Caller, src: str, dst: str, edge_type: str, weight:
     source, target = get(deps, caller, src), get(deps, caller, dst)
     if source.id == target.id:
         raise InvalidInput("dst", "a memory cannot be linked to itself")
-    edge = _add_edge(deps, caller, source.id, target.id, kind, weight)
-    return edge
+    return _add_edge(deps, caller, source.id, target.id, kind, weight)
 
 
 def _add_edge(deps: Deps, caller: Caller, src: str, dst: str, kind: EdgeType, weight: float) -> Edge:
