@@ -110,6 +110,14 @@ class ConsistencySettings(_Section):
     )
 
 
+class SecuritySettings(_Section):
+    screening: Literal["quarantine", "flag"] = Field(
+        default="quarantine",
+        description="A write that reads like instructions to agents or hides Unicode: quarantine it (kept, "
+        "out of recall until reviewed) or store it flagged. Secrets are always redacted.",
+    )
+
+
 class ServerSettings(_Section):
     namespace: str = Field(default="default", description="Namespace used when a caller names none.")
     agent_id: str = Field(default="agent", description="Writer id recorded when a caller names none.")
@@ -140,6 +148,7 @@ class Settings(BaseSettings):
     embeddings: EmbeddingSettings = EmbeddingSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
     consistency: ConsistencySettings = ConsistencySettings()
+    security: SecuritySettings = SecuritySettings()
     server: ServerSettings = ServerSettings()
 
     @classmethod

@@ -47,6 +47,7 @@ async def test_tools_are_listed_with_schemas_annotations_and_instructions(client
         "resolve_conflict",
         "link",
         "explore_graph",
+        "review",
     }
     for tool in tools.values():
         assert tool.description and len(tool.description) > 40

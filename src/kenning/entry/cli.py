@@ -186,6 +186,7 @@ def remember(
 @click.option("--since", help="Event time at or after (ISO 8601).")
 @click.option("--until", help="Event time before (ISO 8601).")
 @click.option("--include-archived", is_flag=True, help="Search archived memories too.")
+@click.option("--include-quarantined", is_flag=True, help="Search quarantined memories too (to review them).")
 @click.option("--json", "as_json", is_flag=True, help="Print results with explanations as JSON.")
 @click.pass_obj
 def recall(
@@ -200,6 +201,7 @@ def recall(
     since: str | None,
     until: str | None,
     include_archived: bool,
+    include_quarantined: bool,
     as_json: bool,
 ) -> None:
     """Recall memories matching QUERY (empty: the newest)."""
@@ -216,7 +218,11 @@ def recall(
             types=types,
             tags=tags,
             entities=entities,
-            states=("active", "archived") if include_archived else ("active",),
+            states=[
+                "active",
+                *(["archived"] if include_archived else []),
+                *(["quarantined"] if include_quarantined else []),
+            ],
             since=parse_time(since, "since"),
             until=parse_time(until, "until"),
         )
@@ -295,6 +301,20 @@ def forget(ctx: Ctx, memory_id: str, purge: bool, confirm: bool, reason: str | N
         mode = "purge" if purge else "archive"
         out = forget_out(app.forget(caller, memory_id, mode=mode, confirm=confirm, reason=reason))
         click.echo(f"{out.action} {out.id}")
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.argument("decision", type=click.Choice(["release", "delete"]))
+@click.pass_obj
+def review(ctx: Ctx, memory_id: str, decision: str) -> None:
+    """Release a quarantined memory into recall, or delete it."""
+
+    def action(app: Any, caller: Any) -> None:
+        kept = app.review(caller, memory_id, decision)
+        click.echo(f"{'released' if kept else 'deleted'} {memory_id}")
 
     _run(ctx, action)
 
@@ -541,6 +561,23 @@ def bench_conflicts(
             json_path=json_path,
             echo=click.echo,
         )
+
+
+@bench.command("poisoning")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_poisoning(path: Path | None, json_path: Path | None) -> None:
+    """Share of planted instructions caught and of benign memories flagged by write screening."""
+    from kenning.bench.poisoning import default_corpus_path, run_poisoning_bench
+
+    data = path or default_corpus_path()
+    if data is None:
+        _fail("no PATH given and tests/data/poisoning.json not found in this checkout")
+        return
+    with _errors():
+        run_poisoning_bench(path=data, json_path=json_path, echo=click.echo)
 
 
 def main() -> None:

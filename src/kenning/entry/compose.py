@@ -83,6 +83,7 @@ def build_kenning(settings: Settings) -> Kenning:
             retrieval=retrieval,
             aliases=aliases,
             conflicts=policy,
+            screening=settings.security.screening,
         )
     )
 

@@ -92,7 +92,18 @@ class RememberOut(BaseModel):
         "resolve_conflict; a pair is shown once.",
     )
     superseded: list[str] = Field(default_factory=list, description="Ids this write superseded.")
+    screening: dict[str, Any] | None = Field(
+        default=None,
+        description="Secrets redacted (by kind) and instruction-like content found; action 'quarantined' "
+        "means the memory is kept out of recall until reviewed.",
+    )
     degraded: list[str]
+
+
+class ReviewOut(BaseModel):
+    id: str
+    decision: Literal["release", "delete"]
+    state: str | None = Field(description="active after release; null after delete.")
 
 
 class ConflictOut(BaseModel):
@@ -229,6 +240,7 @@ def remember_out(outcome: RememberOutcome) -> RememberOut:
         similarity=outcome.similarity,
         conflicts=outcome.conflicts,
         superseded=outcome.superseded,
+        screening=outcome.screening,
         degraded=outcome.degraded,
     )
 

@@ -77,3 +77,4 @@ class Deps:
     retrieval: RetrievalParams = RetrievalParams()
     aliases: AliasDictionary = field(default_factory=AliasDictionary)
     conflicts: ConflictPolicy = field(default_factory=ConflictPolicy)
+    screening: str = "quarantine"  # what a write that looks like an instruction becomes: quarantine | flag

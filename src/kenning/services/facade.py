@@ -46,6 +46,9 @@ class Kenning:
     ) -> records.ForgetOutcome:
         return records.forget(self.deps, caller, memory_id, mode=mode, confirm=confirm, reason=reason)
 
+    def review(self, caller: Caller, memory_id: str, decision: str) -> MemoryRecord | None:
+        return records.review(self.deps, caller, memory_id, decision)
+
     def chain(self, caller: Caller, memory_id: str) -> consistency.Chain:
         return consistency.chain(self.deps, caller, memory_id)
 

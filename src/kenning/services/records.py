@@ -77,8 +77,21 @@ def update(
     check_range(expected_version, "version", 1, 2**62)
     current = get(deps, caller, memory_id)
     changes: dict[str, Any] = {}
+    if current.state is MemoryState.QUARANTINED:
+        raise InvalidInput(
+            "id", f"memory {current.id} is quarantined; release or delete it with review first"
+        )
     if patch.content is not None:
-        changes["content"] = check_content(patch.content)
+        from kenning.core.screening import inspect, redact
+
+        content, _ = redact(check_content(patch.content))
+        if inspect(content):
+            raise InvalidInput(
+                "content",
+                "reads like instructions to agents or hides Unicode; store it with remember to have it "
+                "quarantined for review, or rephrase it as a plain statement",
+            )
+        changes["content"] = content
     if patch.type is not None:
         changes["type"] = check_type_name(patch.type)
     if patch.tags is not None:
@@ -186,6 +199,29 @@ def save_fields(
     )
     deps.store.replace(after, expected_version=before.version, revector=False, vectors=(), audit=audit)
     return after
+
+
+def review(deps: Deps, caller: Caller, memory_id: str, decision: str) -> MemoryRecord | None:
+    """Judge a quarantined memory: release it into recall, or delete it for good. Audited either way."""
+    if decision not in ("release", "delete"):
+        raise InvalidInput("decision", f"unknown decision {decision!r}; valid: release, delete")
+    current = get(deps, caller, memory_id)
+    if current.state is not MemoryState.QUARANTINED:
+        raise InvalidInput("id", f"memory {current.id} is {current.state.value}, not quarantined")
+    if decision == "delete":
+        audit = AuditEntry(
+            at=deps.clock.now(),
+            actor=caller.agent_id,
+            namespace=caller.namespace,
+            action="review_delete",
+            memory_id=current.id,
+            detail={"content_hash": current.content_hash},
+        )
+        deps.store.delete(current.id, audit)
+        return None
+    return save_fields(
+        deps, caller, current, "review_release", {"from_state": "quarantined"}, state=MemoryState.ACTIVE
+    )
 
 
 @dataclass(slots=True)

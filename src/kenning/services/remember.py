@@ -32,6 +32,7 @@ from kenning.ports.store import StoredVector
 from kenning.services.consistency import Assessment, assess, conflict_evidence, edges_for_new, supersede
 from kenning.services.deps import Caller, Deps
 from kenning.services.records import check_id
+from kenning.services.screening import Screening, screen_draft
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class RememberOutcome:
     degraded: list[str] = field(default_factory=list)
     note: str | None = None
     similarity: float | None = None  # set when a near-duplicate absorbed the write
+    screening: dict[str, Any] | None = None  # secrets redacted, instruction-like content found
     conflicts: list[dict[str, Any]] = field(default_factory=list)  # newly flagged pairs, with evidence
     superseded: list[str] = field(default_factory=list)
 
@@ -95,7 +97,12 @@ def remember_many(
             if len(drafts) == 1:
                 raise
             raise InvalidInput(f"memories[{index}].{exc.field}", exc.message.split(": ", 1)[-1]) from None
+    screens: list[Screening] = []
     for index, draft in enumerate(clean):
+        # Before hashing, embedding or indexing: a secret must never reach disk in any form.
+        clean[index], screening = screen_draft(draft)
+        screens.append(screening)
+        draft = clean[index]
         draft.entities = extract(draft.content, draft.tags, draft.entities, deps.aliases)[
             : limits.ENTITIES_MAX
         ]
@@ -110,7 +117,9 @@ def remember_many(
     for index, draft in enumerate(clean):
         existing = deps.store.find_by_hash(caller.namespace, content_hash(draft.content))
         if existing is not None:
-            outcomes[index] = _reinforce(deps, caller, existing, draft)
+            reinforced = _reinforce(deps, caller, existing, draft)
+            reinforced.screening = _screening_report(screens[index], None)
+            outcomes[index] = reinforced
         else:
             fresh.append(index)
 
@@ -137,11 +146,17 @@ def remember_many(
             )
     for position, index in enumerate(fresh):
         draft = clean[index]
+        screening = screens[index]
+        action = None
+        if screening.flags:
+            action = "quarantined" if deps.screening == "quarantine" else "flagged"
+            draft.metadata = {**draft.metadata, "screening": screening.as_dict(action)}
         assessment = Assessment()
         # An episode records what happened or was said at a time: it neither contradicts nor repeats
         # another one, so only knowledge (facts, preferences, decisions, ...) is judged.
         episodic = base_type(draft.type) == "episode"
-        if assess_neighbours and vectors[position] and not draft.supersedes and not episodic:
+        # A suspicious write may not reinforce, supersede or contradict anything.
+        if assess_neighbours and vectors[position] and not draft.supersedes and not episodic and not action:
             plain = vectors[position][0]
             assessment = assess(deps, caller, draft.content, plain.model, plain.values)
         if assessment.duplicate_of is not None:
@@ -153,10 +168,19 @@ def remember_many(
             )
             outcomes[index] = outcome
             continue
-        outcome = _store_new(deps, caller, draft, vectors[position], degraded, assessment)
-        _settle(deps, caller, outcome, draft, assessment)
+        state = MemoryState.QUARANTINED if action == "quarantined" else MemoryState.ACTIVE
+        outcome = _store_new(deps, caller, draft, vectors[position], degraded, assessment, state)
+        outcome.screening = _screening_report(screening, action)
+        if action != "quarantined":
+            _settle(deps, caller, outcome, draft, assessment)
+        elif draft.supersedes:
+            outcome.note = "quarantined: the supersede it asked for waits until a review releases it"
         outcomes[index] = outcome
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _screening_report(screening: Screening, action: str | None) -> dict[str, Any] | None:
+    return screening.as_dict(action) if screening.redacted or screening.flags else None
 
 
 def _settle(
@@ -238,6 +262,7 @@ def _store_new(
     vectors: list[StoredVector],
     degraded: list[str],
     assessment: Assessment,
+    state: MemoryState = MemoryState.ACTIVE,
 ) -> RememberOutcome:
     now = deps.clock.now()
     record = MemoryRecord(
@@ -261,6 +286,7 @@ def _store_new(
         valid_from=draft.valid_from,
         valid_to=draft.valid_to,
         metadata=dict(draft.metadata),
+        state=state,
     )
     audit = AuditEntry(
         at=now,
