@@ -154,3 +154,22 @@ def test_a_canary_secret_never_reaches_the_database_files(app: Kenning, tmp_path
     for path in tmp_path.iterdir():
         if path.is_file():
             assert canary.encode() not in path.read_bytes(), path.name
+
+
+def test_an_update_redacts_secrets_in_every_field(app: Kenning, tmp_path: Path) -> None:
+    canary = "AKIA" + "UPDATECANARY2345"
+    memory = app.remember(CALLER, MemoryDraft(content="Uploader credentials were rotated")).record
+    app.update(
+        CALLER,
+        memory.id,
+        1,
+        MemoryPatch(
+            content=f"Uploader uses {canary}", context=f"key {canary}", tags=["ops"], metadata={"key": canary}
+        ),
+    )
+    stored = app.get(CALLER, memory.id)
+    assert canary not in stored.content and canary not in (stored.context or "")
+    assert canary not in str(stored.metadata)
+    for path in tmp_path.iterdir():
+        if path.is_file():
+            assert canary.encode() not in path.read_bytes(), path.name

@@ -81,10 +81,13 @@ def update(
         raise InvalidInput(
             "id", f"memory {current.id} is quarantined; release or delete it with review first"
         )
-    if patch.content is not None:
-        from kenning.core.screening import inspect, redact
+    from kenning.services.screening import Screening, redact_value
 
-        content, _ = redact(check_content(patch.content))
+    secrets = Screening()  # what an update carries goes through the same redaction as a new memory
+    if patch.content is not None:
+        from kenning.core.screening import inspect
+
+        content = redact_value(check_content(patch.content), secrets)
         if inspect(content):
             raise InvalidInput(
                 "content",
@@ -95,23 +98,27 @@ def update(
     if patch.type is not None:
         changes["type"] = check_type_name(patch.type)
     if patch.tags is not None:
-        changes["tags"] = check_tags(patch.tags)
+        changes["tags"] = redact_value(check_tags(patch.tags), secrets)
     if patch.entities is not None:
         changes["entities"] = check_entities(patch.entities)
     if patch.context is not None:
-        changes["context"] = check_optional_text(patch.context, "context", limits.CONTEXT_MAX_CHARS)
+        changes["context"] = redact_value(
+            check_optional_text(patch.context, "context", limits.CONTEXT_MAX_CHARS), secrets
+        )
     if patch.importance is not None:
         changes["importance"] = check_unit_interval(patch.importance, "importance")
     if patch.trust is not None:
         changes["trust"] = check_trust(patch.trust)
     if patch.source is not None:
-        changes["source"] = check_optional_text(patch.source, "source", limits.SOURCE_MAX_CHARS)
+        changes["source"] = redact_value(
+            check_optional_text(patch.source, "source", limits.SOURCE_MAX_CHARS), secrets
+        )
     for name in ("event_time", "valid_from", "valid_to"):
         value = getattr(patch, name)
         if value is not None:
             changes[name] = check_timestamp(value, name)
     if patch.metadata is not None:
-        changes["metadata"] = check_metadata(patch.metadata)
+        changes["metadata"] = redact_value(check_metadata(patch.metadata), secrets)
     if patch.state is not None:
         state = check_state(patch.state)
         if state not in _SETTABLE_STATES:

@@ -28,13 +28,14 @@ def screen_text(text: str, screening: Screening) -> str:
     return cleaned
 
 
-def _redact_value(value: Any, screening: Screening) -> Any:
+def redact_value(value: Any, screening: Screening) -> Any:
+    """Secrets out of a string, or out of every string inside lists and dicts."""
     if isinstance(value, str):
         return screen_text(value, screening)
     if isinstance(value, list):
-        return [_redact_value(v, screening) for v in value]
+        return [redact_value(v, screening) for v in value]
     if isinstance(value, dict):
-        return {k: _redact_value(v, screening) for k, v in value.items()}
+        return {k: redact_value(v, screening) for k, v in value.items()}
     return value
 
 
@@ -48,7 +49,7 @@ def screen_draft(draft: MemoryDraft) -> tuple[MemoryDraft, Screening]:
         source=screen_text(draft.source, screening) if draft.source else draft.source,
         tags=[screen_text(t, screening) for t in draft.tags],
         entities=[screen_text(e, screening) for e in draft.entities],
-        metadata=_redact_value(dict(draft.metadata), screening),
+        metadata=redact_value(dict(draft.metadata), screening),
     )
     readable = "\n".join(part for part in (draft.content, draft.context or "", draft.source or "") if part)
     screening.flags = inspect(readable)
