@@ -60,6 +60,17 @@ When = Annotated[
 ]
 
 
+def _hints(title: str, *, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    """Tool annotations; every Kenning tool acts on its own store only (closed world)."""
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
 def _call(action: Callable[[], _T]) -> _T:
     """Run a service call; a KenningError becomes a tool error the model can read and act on."""
     try:
@@ -81,13 +92,7 @@ def build_server(
     @server.tool(
         name="remember",
         title="Remember",
-        annotations=ToolAnnotations(
-            title="Remember",
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Remember", read_only=False, destructive=False, idempotent=True),
     )
     def remember(
         content: Text,
@@ -145,13 +150,7 @@ def build_server(
     @server.tool(
         name="recall",
         title="Recall",
-        annotations=ToolAnnotations(
-            title="Recall",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Recall", read_only=True, destructive=False, idempotent=True),
     )
     def recall(
         query: Annotated[
@@ -212,13 +211,7 @@ def build_server(
     @server.tool(
         name="get",
         title="Get memory",
-        annotations=ToolAnnotations(
-            title="Get memory",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Get memory", read_only=True, destructive=False, idempotent=True),
     )
     def get(id: MemoryId) -> schemas.MemoryOut:
         """Fetch one memory by id with all its fields, including `version` (needed by update) and its
@@ -228,13 +221,7 @@ def build_server(
     @server.tool(
         name="update",
         title="Update memory",
-        annotations=ToolAnnotations(
-            title="Update memory",
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Update memory", read_only=False, destructive=True, idempotent=False),
     )
     def update(
         id: MemoryId,
@@ -277,13 +264,7 @@ def build_server(
     @server.tool(
         name="forget",
         title="Forget memory",
-        annotations=ToolAnnotations(
-            title="Forget memory",
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Forget memory", read_only=False, destructive=True, idempotent=True),
     )
     def forget(
         id: MemoryId,
@@ -305,13 +286,7 @@ def build_server(
     @server.tool(
         name="status",
         title="Memory status",
-        annotations=ToolAnnotations(
-            title="Memory status",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Memory status", read_only=True, destructive=False, idempotent=True),
     )
     def status() -> schemas.StatusOut:
         """Counts by state and type, the embedding model, index health, schema version, and degraded modes."""
@@ -320,13 +295,7 @@ def build_server(
     @server.tool(
         name="conflicts",
         title="Open conflicts",
-        annotations=ToolAnnotations(
-            title="Open conflicts",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Open conflicts", read_only=True, destructive=False, idempotent=True),
     )
     def conflicts(
         status: Annotated[
@@ -351,13 +320,7 @@ def build_server(
     @server.tool(
         name="resolve_conflict",
         title="Resolve conflict",
-        annotations=ToolAnnotations(
-            title="Resolve conflict",
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Resolve conflict", read_only=False, destructive=True, idempotent=False),
     )
     def resolve_conflict(
         conflict_id: Annotated[
@@ -387,13 +350,7 @@ def build_server(
     @server.tool(
         name="link",
         title="Link memories",
-        annotations=ToolAnnotations(
-            title="Link memories",
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Link memories", read_only=False, destructive=False, idempotent=True),
     )
     def link(
         src: MemoryId,
@@ -410,13 +367,7 @@ def build_server(
     @server.tool(
         name="explore_graph",
         title="Explore graph",
-        annotations=ToolAnnotations(
-            title="Explore graph",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Explore graph", read_only=True, destructive=False, idempotent=True),
     )
     def explore_graph(
         id: MemoryId,
@@ -444,13 +395,7 @@ def build_server(
     @server.tool(
         name="review",
         title="Review quarantined memory",
-        annotations=ToolAnnotations(
-            title="Review quarantined memory",
-            read_only_hint=False,
-            destructive_hint=True,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
+        annotations=_hints("Review quarantined memory", read_only=False, destructive=True, idempotent=False),
     )
     def review(
         id: MemoryId,
