@@ -297,3 +297,9 @@ def test_an_old_store_is_migrated_in_place_without_losing_rows(tmp_path: Path) -
     reopened = SqliteStore(tmp_path / "old.db")
     assert reopened.get(ID1) is not None
     reopened.close()
+
+
+def test_regression_quick_check_null_value_in_memory_tags(store: MemoryStore, tmp_path: Path) -> None:
+    """SQLite 3.40 reported 'NULL value in memory_tags.seq' for healthy stores with tags (schema v4 fix)."""
+    store.insert(record(ID1, "tagged", tags=["ops", "proj:x"], entities=["Kafka"]), [], audit("r", ID1))
+    assert store.index_problems() == []

@@ -115,6 +115,28 @@ MIGRATIONS: list[str] = [
     CREATE INDEX conflicts_open ON conflicts (namespace, status);
     CREATE INDEX memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;
     """,
+    # 4: SQLite 3.40's quick_check reports "NULL value in memory_tags.seq" for a WITHOUT ROWID table whose
+    # primary key lists columns in another order than the table does; declare them in key order.
+    """
+    CREATE TABLE memory_tags_v4 (
+        tag TEXT NOT NULL,
+        seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        PRIMARY KEY (tag, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO memory_tags_v4 (tag, seq) SELECT tag, seq FROM memory_tags;
+    DROP TABLE memory_tags;
+    ALTER TABLE memory_tags_v4 RENAME TO memory_tags;
+    CREATE INDEX memory_tags_seq ON memory_tags (seq);
+    CREATE TABLE memory_entities_v4 (
+        entity TEXT NOT NULL,
+        seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        PRIMARY KEY (entity, seq)
+    ) WITHOUT ROWID;
+    INSERT INTO memory_entities_v4 (entity, seq) SELECT entity, seq FROM memory_entities;
+    DROP TABLE memory_entities;
+    ALTER TABLE memory_entities_v4 RENAME TO memory_entities;
+    CREATE INDEX memory_entities_seq ON memory_entities (seq);
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -38,6 +38,7 @@ _COLUMNS = (
     "access_count, review_after, state, supersedes, version, metadata"
 )
 _CJK_CANDIDATES = 400
+_FTS_TABLES = ("fts_words", "fts_trigram")
 
 
 def fts5_available() -> bool:
@@ -64,23 +65,28 @@ class SqliteStore:
         self._write_retries = write_retries
         self._lock = threading.RLock()
         self._matrices: dict[str, VectorMatrix] = {}
-        try:
-            self._conn = sqlite3.connect(
-                str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise BackendUnavailable(f"cannot open SQLite store at {self.path}: {exc}") from exc
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        mode = self._retrying(lambda: self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
-        if str(self.path) != ":memory:" and str(mode).lower() != "wal":
-            raise BackendUnavailable(f"SQLite store at {self.path} could not switch to WAL (got {mode})")
-        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._busy_timeout_s = busy_timeout_s
+        self._conn = self._connect()
         self.schema_version = self._retrying(lambda: migrate(self._conn))
         if self.schema_version > LATEST_VERSION:
             raise ContractBroken(
                 f"store {self.path} has schema version {self.schema_version}, newer than this Kenning "
                 f"understands ({LATEST_VERSION}); upgrade Kenning"
             )
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                str(self.path), timeout=self._busy_timeout_s, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"cannot open SQLite store at {self.path}: {exc}") from exc
+        conn.execute("PRAGMA foreign_keys = ON")
+        mode = self._retrying(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        if str(self.path) != ":memory:" and str(mode).lower() != "wal":
+            raise BackendUnavailable(f"SQLite store at {self.path} could not switch to WAL (got {mode})")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
 
     # -- transactions ---------------------------------------------------------------------------
 
@@ -575,6 +581,110 @@ class SqliteStore:
             size_bytes=size,
             health=health,
         )
+
+    def index_problems(self) -> list[str]:
+        """Page damage, text indexes out of step with records, or FTS5 structures failing their check."""
+        problems = self.integrity_check()
+        broken = False
+        for table in _FTS_TABLES:
+            try:
+                with self._write() as conn:
+                    conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+            except sqlite3.DatabaseError as exc:
+                broken = True
+                problems.append(f"{table}: {exc}; run `kenning reindex`")
+        if not broken:
+            problems += self.stats(None).health
+        return problems
+
+    def rebuild_text_indexes(self) -> int:
+        """Rebuild every word, trigram, tag and entity row from the records; returns how many records."""
+        with self._lock:
+            self._drop_fts_tables()
+        with self._write() as conn:
+            conn.execute(
+                "CREATE VIRTUAL TABLE fts_words USING fts5 (content, tags, entities, context, "
+                "tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
+            conn.execute("CREATE VIRTUAL TABLE fts_trigram USING fts5 (content, tokenize = 'trigram')")
+            conn.execute("DELETE FROM memory_tags")
+            conn.execute("DELETE FROM memory_entities")
+            rows = conn.execute(f"SELECT seq, {_COLUMNS} FROM memories").fetchall()
+            for row in rows:
+                self._index(conn, int(row[0]), _record(row[1:]))
+        return len(rows)
+
+    def _drop_fts_tables(self) -> None:
+        """Drop both FTS5 tables, even when damage keeps FTS5 from opening them (then by schema surgery)."""
+        for table in _FTS_TABLES:
+            try:
+                self._retrying(lambda t=table: self._conn.execute(f"DROP TABLE IF EXISTS {t}"))  # type: ignore[misc]
+            except sqlite3.DatabaseError:
+                logger.warning("%s cannot be opened; removing it through the schema table", table)
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute("PRAGMA writable_schema = ON")
+                self._conn.execute("DELETE FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
+                self._conn.execute("PRAGMA writable_schema = OFF")
+                self._conn.execute("COMMIT")
+                self._conn.close()
+                self._conn = self._connect()
+                for suffix in ("data", "idx", "content", "docsize", "config"):
+                    self._conn.execute(f"DROP TABLE IF EXISTS {table}_{suffix}")
+
+    def records_for_vectors(self, model: str, *, all_records: bool) -> list[tuple[str, str]]:
+        """(id, content) of records lacking a vector from `model`, or of every record."""
+        clause = (
+            ""
+            if all_records
+            else "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.seq = m.seq AND v.model = ?)"
+        )
+        params: tuple[Any, ...] = () if all_records else (model,)
+        return [
+            (str(r[0]), str(r[1]))
+            for r in self._read(f"SELECT m.id, m.content FROM memories m {clause} ORDER BY m.seq", params)
+        ]
+
+    def put_vectors(self, memory_id: str, vectors: Sequence[StoredVector]) -> None:
+        """Replace the vectors of these models for one record."""
+        with self._write() as conn:
+            row = conn.execute("SELECT seq FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"no memory with id {memory_id!r}", id=memory_id)
+            for vector in vectors:
+                conn.execute("DELETE FROM vectors WHERE seq = ? AND model = ?", (int(row[0]), vector.model))
+                self._put_vector(conn, int(row[0]), vector)
+            self._bump_vector_epoch(conn)
+
+    def backup_to(self, target: Path) -> None:
+        """A consistent copy of the whole store, by SQLite's online backup, while writers keep going."""
+        target.parent.mkdir(parents=True, exist_ok=True)
+        copy = sqlite3.connect(str(target))
+        try:
+            with self._lock:
+                self._conn.backup(copy)
+        finally:
+            copy.close()
+
+    def restore_from(self, source: Path) -> None:
+        """Replace the store's contents with a backup, after checking that the backup is sound."""
+        original = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+        try:
+            verdict = original.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                raise ContractBroken(f"backup {source} failed its integrity check: {verdict}")
+            version = original.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+            if version is None or int(version) > LATEST_VERSION:
+                raise ContractBroken(
+                    f"backup {source} has schema version {version}; this Kenning reads up to {LATEST_VERSION}"
+                )
+            with self._lock:
+                original.backup(self._conn)
+                self._matrices.clear()
+        except sqlite3.DatabaseError as exc:
+            raise ContractBroken(f"{source} is not a Kenning backup: {exc}") from exc
+        finally:
+            original.close()
+        self.schema_version = self._retrying(lambda: migrate(self._conn))
 
     def integrity_check(self) -> list[str]:
         """SQLite's own page-level check; an empty list means the file is sound."""

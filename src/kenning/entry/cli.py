@@ -391,6 +391,68 @@ def explore(ctx: Ctx, memory_id: str, depth: int, edge_types: tuple[str, ...], l
 
 
 @cli.command()
+@click.option(
+    "--vectors",
+    type=click.Choice(["missing", "all", "none"]),
+    default="missing",
+    show_default=True,
+    help="Which vectors to (re)compute after the text indexes are rebuilt.",
+)
+@click.pass_obj
+def reindex(ctx: Ctx, vectors: str) -> None:
+    """Rebuild every derived index (words, trigrams, tags, entities, vectors) from the records."""
+    from kenning.services.maintenance import reindex as run_reindex
+
+    def action(app: Any, caller: Any) -> None:
+        def progress(done: int, total: int) -> None:
+            click.echo(f"\rembedding {done}/{total}", nl=False, err=True)
+
+        report = run_reindex(app.deps, vectors=vectors, progress=progress)
+        click.echo("", err=True)
+        for problem in report.problems_before:
+            click.echo(f"found: {problem}")
+        click.echo(
+            f"rebuilt text indexes of {report.text_records} memories; "
+            f"wrote {report.vectors_written} vectors ({report.model or 'no embedder'})"
+        )
+        for problem in report.problems_after:
+            click.echo(f"still wrong: {problem}")
+        if report.problems_after:
+            sys.exit(1)
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
+@click.pass_obj
+def backup(ctx: Ctx, path: Path) -> None:
+    """Copy the whole store to PATH, safely while other agents keep writing."""
+    from kenning.services.maintenance import backup as run_backup
+
+    _run(ctx, lambda app, caller: click.echo(f"backed up to {run_backup(app.deps, path)}"))
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--yes", "confirm", is_flag=True, help="Confirm replacing the current store.")
+@click.pass_obj
+def restore(ctx: Ctx, path: Path, confirm: bool) -> None:
+    """Replace the store with the backup at PATH (the current store is saved beside it first)."""
+    from kenning.services.maintenance import restore as run_restore
+
+    if not confirm:
+        _fail("restore replaces every memory in the store; pass --yes to proceed")
+
+    _run(
+        ctx,
+        lambda app, caller: click.echo(
+            f"restored from {path}; previous store saved as {run_restore(app.deps, path)}"
+        ),
+    )
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
 @click.pass_obj
 def status(ctx: Ctx, as_json: bool) -> None:

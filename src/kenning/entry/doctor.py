@@ -50,14 +50,12 @@ def run_checks(load: Callable[[], Settings]) -> list[Check]:
     try:
         store = SqliteStore(db_path, busy_timeout_s=settings.storage.busy_timeout_s)
         try:
-            problems = store.integrity_check()
+            problems = store.index_problems()
             stats = store.stats(None)
         finally:
             store.close()
         detail = f"{db_path}: schema v{stats.schema_version}, {stats.total} memories"
-        checks.append(
-            Check("store", not problems and not stats.health, "; ".join([detail, *problems, *stats.health]))
-        )
+        checks.append(Check("store", not problems, "; ".join([detail, *problems])))
     except KenningError as exc:
         checks.append(Check("store", False, f"{db_path}: {exc.message}"))
     factory = embedder_factory(settings.embeddings)

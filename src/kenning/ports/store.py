@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from kenning.core.query import Filters
@@ -146,5 +147,21 @@ class MemoryStore(Protocol):
     def audit_log(self, memory_id: str) -> list[AuditEntry]: ...
 
     def stats(self, embedder_model: str | None) -> StoreStats: ...
+
+    def index_problems(self) -> list[str]:
+        """Damage found by integrity checks of the file and of the derived indexes."""
+        ...
+
+    def rebuild_text_indexes(self) -> int:
+        """Rebuild every derived text, tag and entity row from the records; returns the record count."""
+        ...
+
+    def records_for_vectors(self, model: str, *, all_records: bool) -> list[tuple[str, str]]: ...
+
+    def put_vectors(self, memory_id: str, vectors: Sequence[StoredVector]) -> None: ...
+
+    def backup_to(self, target: Path) -> None: ...
+
+    def restore_from(self, source: Path) -> None: ...
 
     def close(self) -> None: ...
