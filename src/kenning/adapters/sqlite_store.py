@@ -371,6 +371,14 @@ class SqliteStore:
         rows = self._read("SELECT id FROM memories WHERE supersedes = ? ORDER BY seq", (memory_id,))
         return [str(r[0]) for r in rows]
 
+    def written_by(self, namespace: str, agent_id: str, since: float, until: float) -> list[MemoryRecord]:
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND agent_id = ? AND created_at >= ? "
+            "AND created_at < ? ORDER BY seq",
+            (namespace, agent_id, since, until),
+        )
+        return [_record(r) for r in rows]
+
     def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
         rows = self._read(
             "SELECT m.id FROM memory_entities e JOIN memories m ON m.seq = e.seq "

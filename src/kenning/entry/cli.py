@@ -424,6 +424,40 @@ def reindex(ctx: Ctx, vectors: str) -> None:
 
 
 @cli.command()
+@click.option("--writer", "agent_id", required=True, help="The agent id whose writes to remove.")
+@click.option("--since", required=True, help="Start of the window (ISO 8601).")
+@click.option("--until", default=None, help="End of the window (ISO 8601; default now).")
+@click.option("--yes", "confirm", is_flag=True, help="Really remove; without it this is a dry run.")
+@click.pass_obj
+def rollback(ctx: Ctx, agent_id: str, since: str, until: str | None, confirm: bool) -> None:
+    """Remove everything one writer stored in a time window (dry run unless --yes)."""
+    import time as clock
+
+    from kenning.core.validation import parse_time
+    from kenning.services.maintenance import rollback as run_rollback
+
+    def action(app: Any, caller: Any) -> None:
+        start = parse_time(since, "since")
+        end = parse_time(until, "until") if until else clock.time()
+        assert start is not None and end is not None
+        report = run_rollback(
+            app.deps, caller, agent_id=agent_id, since=start, until=end, dry_run=not confirm
+        )
+        verb = "would remove" if report.dry_run else "removed"
+        click.echo(f"{verb} {len(report.removed)} memories written by {agent_id}")
+        for memory_id in report.removed:
+            click.echo(f"  {memory_id}")
+        for memory_id in report.restored:
+            click.echo(
+                f"  {'would restore' if report.dry_run else 'restored'} {memory_id} (it had superseded it)"
+            )
+        if report.dry_run and report.removed:
+            click.echo("dry run: nothing changed; pass --yes to remove", err=True)
+
+    _run(ctx, action)
+
+
+@cli.command()
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
 @click.pass_obj
 def backup(ctx: Ctx, path: Path) -> None:
@@ -640,6 +674,33 @@ def bench_poisoning(path: Path | None, json_path: Path | None) -> None:
         return
     with _errors():
         run_poisoning_bench(path=data, json_path=json_path, echo=click.echo)
+
+
+@bench.command("faults")
+@click.option("--writers", type=int, default=4, show_default=True, help="Concurrent writer processes.")
+@click.option("--writes", type=int, default=500, show_default=True, help="Distinct writes per process.")
+@click.option("--rounds", type=int, default=200, show_default=True, help="kill -9 rounds.")
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None) -> None:
+    """Concurrent writers, kill -9 during writes, and a flipped byte in a derived index (keyword-only)."""
+    from kenning.bench.faults import run_fault_bench
+
+    with _errors():
+        report = run_fault_bench(
+            writers=writers, writes=writes, rounds=rounds, json_path=json_path, echo=click.echo
+        )
+    concurrent, killed = report["concurrent"], report["kill9"]
+    sound = (
+        concurrent["stored"] == writers * writes
+        and not concurrent["problems"]
+        and killed["lost"] == 0
+        and killed["rounds_with_problems"] == 0
+        and report["flipped_byte"]["detected"]
+        and not report["flipped_byte"]["after_reindex"]
+    )
+    sys.exit(0 if sound else 1)
 
 
 def main() -> None:

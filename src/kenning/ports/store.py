@@ -132,6 +132,10 @@ class MemoryStore(Protocol):
         """Ids of memories that name this one in `supersedes`."""
         ...
 
+    def written_by(self, namespace: str, agent_id: str, since: float, until: float) -> list[MemoryRecord]:
+        """Memories this writer created in [since, until), oldest first."""
+        ...
+
     def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
         """The newest active memories about this entity."""
         ...

@@ -8,8 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kenning.core.errors import InvalidInput
+from kenning.core.records import AuditEntry, MemoryState
+from kenning.core.validation import check_name
 from kenning.ports.store import StoredVector
-from kenning.services.deps import Deps
+from kenning.services.deps import Caller, Deps
+from kenning.services.records import save_fields
 
 _BATCH = 64
 
@@ -71,3 +74,51 @@ def restore(deps: Deps, source: Path, *, keep_current: Path | None = None) -> Pa
     deps.store.backup_to(safety)
     deps.store.restore_from(source)
     return safety
+
+
+@dataclass(slots=True)
+class RollbackReport:
+    dry_run: bool
+    removed: list[str]
+    restored: list[str]  # memories the removed ones had superseded, active again
+
+
+def rollback(
+    deps: Deps, caller: Caller, *, agent_id: str, since: float, until: float, dry_run: bool = True
+) -> RollbackReport:
+    """Remove everything one writer stored in a time window; what it superseded becomes active again.
+
+    A dry run (the default) only reports. Each removal is audited; the audit log itself is never touched.
+    """
+    check_name(agent_id, "agent", required=True)
+    if until <= since:
+        raise InvalidInput("until", "must be later than since")
+    written = deps.store.written_by(caller.namespace, agent_id, since, until)
+    removed = [record.id for record in written]
+    doomed = set(removed)
+    restored = [
+        record.supersedes
+        for record in written
+        if record.supersedes
+        and record.supersedes not in doomed
+        and all(later in doomed for later in deps.store.superseded_by(record.supersedes))
+    ]
+    if dry_run:
+        return RollbackReport(dry_run=True, removed=removed, restored=restored)
+    for record in written:
+        audit = AuditEntry(
+            at=deps.clock.now(),
+            actor=caller.agent_id,
+            namespace=caller.namespace,
+            action="rollback",
+            memory_id=record.id,
+            detail={"writer": agent_id, "window": [since, until], "content_hash": record.content_hash},
+        )
+        deps.store.delete(record.id, audit)
+    for memory_id in restored:
+        earlier = deps.store.get(memory_id)
+        if earlier is not None and earlier.state is MemoryState.SUPERSEDED:
+            save_fields(
+                deps, caller, earlier, "rollback_restore", {"writer": agent_id}, state=MemoryState.ACTIVE
+            )
+    return RollbackReport(dry_run=False, removed=removed, restored=restored)
