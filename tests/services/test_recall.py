@@ -134,3 +134,17 @@ def test_keyword_only_store_still_recalls_and_reports_it(make_app: Callable[...,
     result = app.recall(CALLER, RecallRequest(query="feature flags"))
     assert ids(result) == ["Feature flags live in LaunchDarkly"]
     assert result.degraded == ["keyword_only: embedding provider is 'none'"]
+
+
+def test_recall_can_require_a_minimum_trust(app: Kenning) -> None:
+    said = app.remember(CALLER, MemoryDraft(content="The build server is ci-7", trust="user_stated")).record
+    guessed = app.remember(
+        CALLER, MemoryDraft(content="The build server might be ci-9", trust="agent_inferred")
+    ).record
+    everything = {h.record.id for h in app.recall(CALLER, RecallRequest(query="build server")).hits}
+    assert everything == {said.id, guessed.id}
+    trusted = app.recall(CALLER, RecallRequest(query="build server", min_trust="tool_observed"))
+    assert [h.record.id for h in trusted.hits] == [said.id]
+    with pytest.raises(InvalidInput) as info:
+        app.recall(CALLER, RecallRequest(query="build server", min_trust="gossip"))
+    assert info.value.field == "trust"

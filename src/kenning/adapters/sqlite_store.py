@@ -838,4 +838,7 @@ def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     if filters.until is not None:
         clauses.append("m.event_time < ?")
         params.append(filters.until)
+    if filters.trusts:
+        clauses.append(f"m.trust IN ({', '.join('?' * len(filters.trusts))})")
+        params.extend(t.value for t in filters.trusts)
     return " AND ".join(clauses), params

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kenning.core.records import MemoryRecord, MemoryState
+from kenning.core.records import MemoryRecord, MemoryState, Trust
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +20,7 @@ class Filters:
     session_id: str | None = None
     since: float | None = None
     until: float | None = None
+    trusts: tuple[Trust, ...] = ()  # empty: any trust
 
     @property
     def is_structured(self) -> bool:
@@ -32,6 +33,7 @@ class Filters:
             or self.session_id
             or self.since is not None
             or self.until is not None
+            or bool(self.trusts)
         )
 
 
@@ -47,6 +49,7 @@ def passes(record: MemoryRecord, filters: Filters) -> bool:
         and (not filters.session_id or record.session_id == filters.session_id)
         and (filters.since is None or record.event_time >= filters.since)
         and (filters.until is None or record.event_time < filters.until)
+        and (not filters.trusts or record.trust in filters.trusts)
     )
 
 

@@ -187,6 +187,11 @@ def remember(
 @click.option("--until", help="Event time before (ISO 8601).")
 @click.option("--include-archived", is_flag=True, help="Search archived memories too.")
 @click.option("--include-quarantined", is_flag=True, help="Search quarantined memories too (to review them).")
+@click.option(
+    "--min-trust",
+    type=click.Choice(["user_stated", "tool_observed", "agent_inferred", "imported"]),
+    help="Only memories at least this trusted.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results with explanations as JSON.")
 @click.pass_obj
 def recall(
@@ -202,6 +207,7 @@ def recall(
     until: str | None,
     include_archived: bool,
     include_quarantined: bool,
+    min_trust: str | None,
     as_json: bool,
 ) -> None:
     """Recall memories matching QUERY (empty: the newest)."""
@@ -225,6 +231,7 @@ def recall(
             ],
             since=parse_time(since, "since"),
             until=parse_time(until, "until"),
+            min_trust=min_trust,
         )
         out = recall_out(app.recall(caller, request))
         if as_json:

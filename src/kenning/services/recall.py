@@ -22,7 +22,7 @@ from kenning.core.entities import AliasDictionary
 from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.ontology import SUBTYPES, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
-from kenning.core.records import TRUST_WEIGHT, MemoryRecord, MemoryState
+from kenning.core.records import TRUST_WEIGHT, MemoryRecord, MemoryState, Trust
 from kenning.core.scoring import ChannelResult, content_terms, coverage, fuse, is_question, ranked
 from kenning.core.text import estimate_tokens, has_cjk, normalize, truncate_to_tokens
 from kenning.core.timeparse import parse_time_range
@@ -33,6 +33,7 @@ from kenning.core.validation import (
     check_state,
     check_tags,
     check_timestamp,
+    check_trust,
 )
 from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.remember import context_model
@@ -57,6 +58,7 @@ class RecallRequest:
     session_id: str | None = None
     since: float | None = None
     until: float | None = None
+    min_trust: str | None = None
     touch: bool = True
 
 
@@ -84,7 +86,16 @@ def build_filters(caller: Caller, request: RecallRequest, aliases: AliasDictiona
         session_id=check_name(request.session_id, "session_id"),
         since=since,
         until=until,
+        trusts=_at_least(request.min_trust),
     )
+
+
+def _at_least(min_trust: str | None) -> tuple[Trust, ...]:
+    """The trust levels weighing at least as much as `min_trust` (empty: no requirement)."""
+    if min_trust is None:
+        return ()
+    floor = TRUST_WEIGHT[check_trust(min_trust)]
+    return tuple(t for t in Trust if TRUST_WEIGHT[t] >= floor)
 
 
 def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
