@@ -118,6 +118,21 @@ class SecuritySettings(_Section):
     )
 
 
+class QuotaSettings(_Section):
+    writes_per_minute: int = Field(
+        default=600, ge=0, le=1_000_000, description="Writes per writer per minute (0: no limit)."
+    )
+    repeats_per_minute: int = Field(
+        default=30,
+        ge=0,
+        le=1_000_000,
+        description="Identical or near-duplicate writes per writer per minute (0: no limit).",
+    )
+    results_per_writer: int = Field(
+        default=0, ge=0, le=100, description="Most memories of one writer in a single recall (0: no cap)."
+    )
+
+
 class ServerSettings(_Section):
     namespace: str = Field(default="default", description="Namespace used when a caller names none.")
     agent_id: str = Field(default="agent", description="Writer id recorded when a caller names none.")
@@ -149,6 +164,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = RetrievalSettings()
     consistency: ConsistencySettings = ConsistencySettings()
     security: SecuritySettings = SecuritySettings()
+    quotas: QuotaSettings = QuotaSettings()
     server: ServerSettings = ServerSettings()
 
     @classmethod

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from conftest import CALLER
-from kenning.core.errors import InvalidInput
+from fakes import ManualClock
+from kenning.core.errors import InvalidInput, QuotaExceeded
 from kenning.core.screening import inspect, redact
 from kenning.core.validation import MemoryDraft
+from kenning.services.deps import Caller, Quotas
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 from kenning.services.records import MemoryPatch
@@ -173,3 +175,41 @@ def test_an_update_redacts_secrets_in_every_field(app: Kenning, tmp_path: Path) 
     for path in tmp_path.iterdir():
         if path.is_file():
             assert canary.encode() not in path.read_bytes(), path.name
+
+
+def test_a_writer_flooding_one_topic_gets_a_retryable_error(
+    make_app: Callable[..., Kenning], clock: ManualClock
+) -> None:
+    app = make_app()
+    app.deps = replace(app.deps, quotas=Quotas(repeats_per_minute=3))
+    first = app.remember(CALLER, MemoryDraft(content="Buy more GPUs now"))
+    for _ in range(3):
+        app.remember(CALLER, MemoryDraft(content="buy more GPUs now"))
+    with pytest.raises(QuotaExceeded) as info:
+        app.remember(CALLER, MemoryDraft(content="BUY more GPUs now"))
+    assert info.value.details["retry_after_s"] == 60 and "3 per minute" in info.value.message
+    assert app.get(CALLER, first.record.id).access_count == 3
+    clock.advance(61)
+    assert app.remember(CALLER, MemoryDraft(content="buy more gpus now")).status == "reinforced"
+
+
+def test_writes_per_minute_are_capped_per_writer(make_app: Callable[..., Kenning]) -> None:
+    app = make_app()
+    app.deps = replace(app.deps, quotas=Quotas(writes_per_minute=5))
+    for index in range(5):
+        app.remember(CALLER, MemoryDraft(content=f"distinct fact {index}"))
+    with pytest.raises(QuotaExceeded):
+        app.remember(CALLER, MemoryDraft(content="one fact too many"))
+    other = Caller(CALLER.namespace, "another-agent")
+    assert app.remember(other, MemoryDraft(content="a different writer is not limited")).status == "stored"
+
+
+def test_recall_caps_results_per_writer_when_configured(make_app: Callable[..., Kenning]) -> None:
+    app = make_app()
+    loud, quiet = Caller(CALLER.namespace, "loud"), Caller(CALLER.namespace, "quiet")
+    for index in range(6):
+        app.remember(loud, MemoryDraft(content=f"Kafka tuning tip number {index}"))
+    app.remember(quiet, MemoryDraft(content="Kafka tuning: raise the fetch size"))
+    app.deps = replace(app.deps, quotas=Quotas(results_per_writer=2))
+    writers = [h.record.agent_id for h in app.recall(CALLER, RecallRequest(query="kafka tuning")).hits]
+    assert writers.count("loud") == 2 and "quiet" in writers

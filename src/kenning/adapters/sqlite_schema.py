@@ -137,6 +137,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE memory_entities_v4 RENAME TO memory_entities;
     CREATE INDEX memory_entities_seq ON memory_entities (seq);
     """,
+    # 5: per-writer quotas count a writer's recent audit entries.
+    """
+    CREATE INDEX audit_actor ON audit (namespace, actor, at);
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -299,6 +299,15 @@ class SqliteStore:
         )
         return _record(rows[0]) if rows else None
 
+    def count_actions(self, namespace: str, actor: str, actions: Sequence[str], since: float) -> int:
+        marks = ", ".join("?" * len(actions))
+        rows = self._read(
+            "SELECT count(*) FROM audit WHERE namespace = ? AND actor = ? AND at >= ? "
+            f"AND action IN ({marks})",
+            (namespace, actor, since, *actions),
+        )
+        return int(rows[0][0])
+
     def last_in_session(self, namespace: str, session_id: str) -> MemoryRecord | None:
         rows = self._read(
             f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? "

@@ -45,6 +45,12 @@ class BackendUnavailable(KenningError):
     code = "backend_unavailable"
 
 
+class QuotaExceeded(KenningError):
+    """A writer went over its rate; retrying after `retry_after_s` seconds will succeed."""
+
+    code = "quota_exceeded"
+
+
 class ContractBroken(KenningError):
     """A permanent failure: a store or index that no longer matches what we wrote."""
 

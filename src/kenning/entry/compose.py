@@ -12,7 +12,7 @@ from kenning.adapters.sqlite_store import SqliteStore
 from kenning.core.conflict import ConflictThresholds
 from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder
-from kenning.services.deps import DEFAULT_WEIGHTS, Caller, ConflictPolicy, Deps, RetrievalParams
+from kenning.services.deps import DEFAULT_WEIGHTS, Caller, ConflictPolicy, Deps, Quotas, RetrievalParams
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
 from kenning.settings import EmbeddingSettings, Settings
@@ -84,6 +84,11 @@ def build_kenning(settings: Settings) -> Kenning:
             aliases=aliases,
             conflicts=policy,
             screening=settings.security.screening,
+            quotas=Quotas(
+                writes_per_minute=settings.quotas.writes_per_minute,
+                repeats_per_minute=settings.quotas.repeats_per_minute,
+                results_per_writer=settings.quotas.results_per_writer,
+            ),
         )
     )
 

@@ -150,6 +150,10 @@ class MemoryStore(Protocol):
 
     def audit_log(self, memory_id: str) -> list[AuditEntry]: ...
 
+    def count_actions(self, namespace: str, actor: str, actions: Sequence[str], since: float) -> int:
+        """How many of these audit actions this actor took since `since`."""
+        ...
+
     def stats(self, embedder_model: str | None) -> StoreStats: ...
 
     def index_problems(self) -> list[str]:

@@ -55,6 +55,15 @@ POLICIES = ("ask", "latest_wins", "keep_both")
 
 
 @dataclass(frozen=True, slots=True)
+class Quotas:
+    """Per-writer limits; 0 switches a limit off. Off unless configured (the settings turn them on)."""
+
+    writes_per_minute: int = 0
+    repeats_per_minute: int = 0  # identical or near-duplicate writes: the shape of a flood on one topic
+    results_per_writer: int = 0  # most memories of one writer in a single recall
+
+
+@dataclass(frozen=True, slots=True)
 class ConflictPolicy:
     """What a write does when it contradicts a memory: per namespace, `ask` unless configured."""
 
@@ -78,3 +87,4 @@ class Deps:
     aliases: AliasDictionary = field(default_factory=AliasDictionary)
     conflicts: ConflictPolicy = field(default_factory=ConflictPolicy)
     screening: str = "quarantine"  # what a write that looks like an instruction becomes: quarantine | flag
+    quotas: Quotas = field(default_factory=Quotas)

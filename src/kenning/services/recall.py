@@ -138,6 +138,8 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
         records = deps.store.get_many(order[offset : offset + limit])
         channels_used = ["recent"]
 
+    if deps.quotas.results_per_writer > 0 and query:
+        order = _cap_per_writer(order, records, deps.quotas.results_per_writer)
     hits, used, next_offset = _page(order, explain, records, offset, limit, budget)
     if request.touch and hits:
         # After ranking: the access this recall records can only affect later recalls.
@@ -280,6 +282,19 @@ def _expand(
 def _lift(lifts: dict[str, tuple[float, str]], item: str, value: float, channel: str) -> None:
     if value > lifts.get(item, (float("-inf"), ""))[0]:
         lifts[item] = (value, channel)
+
+
+def _cap_per_writer(order: list[str], records: dict[str, MemoryRecord], cap: int) -> list[str]:
+    """Keep at most `cap` memories of any one writer, so no single agent can crowd out the others."""
+    seen: dict[str, int] = {}
+    kept = []
+    for item in order:
+        record = records.get(item)
+        writer = record.agent_id if record is not None else ""
+        if seen.get(writer, 0) < cap:
+            seen[writer] = seen.get(writer, 0) + 1
+            kept.append(item)
+    return kept
 
 
 def _page(

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from kenning.core import limits
 from kenning.core.entities import extract
-from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, NotFound
+from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, NotFound, QuotaExceeded
 from kenning.core.ids import new_ulid
 from kenning.core.ontology import base_type
 from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
@@ -89,6 +89,9 @@ def remember_many(
     """Remember several memories, embedding the new ones in one batch. Each write is its own transaction."""
     if len(drafts) > limits.BATCH_MAX:
         raise InvalidInput("memories", f"has {len(drafts)} items; the limit is {limits.BATCH_MAX}")
+    _check_quota(
+        deps, caller, ("remember", "reinforce"), deps.quotas.writes_per_minute, len(drafts), "writes"
+    )
     clean = []
     for index, draft in enumerate(drafts):
         try:
@@ -307,8 +310,26 @@ def _store_new(
     return RememberOutcome(status="stored", record=record, degraded=list(degraded))
 
 
+def _check_quota(
+    deps: Deps, caller: Caller, actions: tuple[str, ...], limit: int, adding: int, what: str
+) -> None:
+    if limit <= 0:
+        return
+    since = deps.clock.now() - 60
+    done = deps.store.count_actions(caller.namespace, caller.agent_id, actions, since)
+    if done + adding > limit:
+        raise QuotaExceeded(
+            f"writer {caller.agent_id!r} made {done} {what} in the last minute; "
+            f"the limit is {limit} per minute. "
+            "Retry in a minute.",
+            retry_after_s=60,
+            limit=limit,
+        )
+
+
 def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: MemoryDraft) -> RememberOutcome:
     """Same content again: no duplicate. Count the repetition, merge labels, undo an archive."""
+    _check_quota(deps, caller, ("reinforce",), deps.quotas.repeats_per_minute, 1, "repeated writes")
     for _ in range(5):
         now = deps.clock.now()
         revived = existing.state in _REVIVABLE
