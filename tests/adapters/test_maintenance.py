@@ -129,3 +129,18 @@ def test_rollback_removes_one_writers_window_and_restores_what_it_superseded(
     assert app.get(CALLER, fact.id).state.value == "active"
     assert ids(app, "which account do payments go to") == [fact.id]
     assert [e.action for e in app.deps.store.audit_log(forged.id)][-1] == "rollback"
+
+
+def test_a_store_check_finding_shows_in_status_until_the_next_check(app: Kenning, tmp_path: Path) -> None:
+    app.remember(CALLER, MemoryDraft(content="Redis runs on port 6379"))
+    assert app.check_store() == [] and app.status(CALLER).ok is True
+    conn = sqlite3.connect(tmp_path / "app.db")
+    conn.execute("DELETE FROM fts_trigram")
+    conn.commit()
+    conn.close()
+    found = app.check_store()
+    assert any("trigram" in p for p in found)
+    status = app.status(CALLER)
+    assert status.ok is False and any("trigram" in d for d in status.degraded)
+    reindex(app.deps, vectors="none")
+    assert app.check_store() == [] and app.status(CALLER).ok is True

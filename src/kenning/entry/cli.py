@@ -102,8 +102,14 @@ def serve(ctx: Ctx) -> None:
         configure_logging(settings.server.log_level)
         app = build_kenning(settings)
     caller = default_caller(settings)
-    # Load the model while the client handshakes, so the first recall does not pay for it.
-    threading.Thread(target=app.deps.embeddings.embedder, name="kenning-embedder-warmup", daemon=True).start()
+
+    def warm_up() -> None:
+        # Load the model while the client handshakes, so the first recall does not pay for it; then check
+        # the store in full, so damage shows in status without slowing `initialize`.
+        app.deps.embeddings.embedder()
+        app.check_store()
+
+    threading.Thread(target=warm_up, name="kenning-warmup", daemon=True).start()
     from kenning.entry.mcp_server import build_server
 
     server = build_server(app, lambda: caller, log_level=settings.server.log_level)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from kenning.core.query import RecallResult
@@ -13,10 +14,20 @@ from kenning.services.deps import Caller, Deps
 from kenning.services.recall import RecallRequest, recall
 from kenning.services.remember import RememberOutcome, remember, remember_many
 
+logger = logging.getLogger(__name__)
+
 
 class Kenning:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
+        self.store_problems: list[str] = []  # from the last full check (servers run one at start)
+
+    def check_store(self) -> list[str]:
+        """The full integrity and index check; its findings show in every status until the next check."""
+        self.store_problems = self.deps.store.index_problems()
+        for problem in self.store_problems:
+            logger.warning("store check: %s", problem)
+        return self.store_problems
 
     def remember(self, caller: Caller, draft: MemoryDraft) -> RememberOutcome:
         return remember(self.deps, caller, draft)
@@ -96,7 +107,12 @@ class Kenning:
         )
 
     def status(self, caller: Caller, *, load_embedder: bool = True) -> status_service.StatusReport:
-        return status_service.status(self.deps, caller, load_embedder=load_embedder)
+        report = status_service.status(self.deps, caller, load_embedder=load_embedder)
+        for problem in self.store_problems:
+            if problem not in report.degraded:
+                report.degraded.append(problem)
+        report.ok = not report.degraded
+        return report
 
     def close(self) -> None:
         self.deps.store.close()
