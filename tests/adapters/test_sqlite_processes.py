@@ -49,3 +49,63 @@ def test_concurrent_writers_lose_nothing_and_never_duplicate(tmp_path: Path) -> 
         assert store.integrity_check() == []
     finally:
         store.close()
+
+
+def test_a_lock_held_too_long_is_a_clear_retryable_error_and_nothing_is_half_written(tmp_path: Path) -> None:
+    import sqlite3
+
+    import pytest
+
+    from kenning.core.errors import BackendUnavailable
+
+    path = tmp_path / "busy.db"
+    app = Kenning(
+        Deps(
+            store=SqliteStore(path, busy_timeout_s=0.05, write_retries=2),
+            embeddings=EmbeddingGate(None, configured="none"),
+            clock=SystemClock(),
+        )
+    )
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(BackendUnavailable, match="stayed busy"):
+            app.remember(Caller("shared", "w"), MemoryDraft(content="waiting for the lock"))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert app.remember(Caller("shared", "w"), MemoryDraft(content="waiting for the lock")).status == "stored"
+    assert app.deps.store.stats(None).total == 1
+    app.close()
+
+
+def test_a_backup_taken_while_another_process_writes_is_consistent(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from kenning.services.maintenance import backup
+
+    path = tmp_path / "live.db"
+    SqliteStore(path).close()
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"from kenning.bench.faults import writer_main; writer_main({str(path)!r}, 'live', 3000)",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(0.5)
+    store = SqliteStore(path)
+    app = Kenning(Deps(store=store, embeddings=EmbeddingGate(None, configured="none"), clock=SystemClock()))
+    copy = backup(app.deps, tmp_path / "copy.db")
+    writer.wait(timeout=120)
+    app.close()
+    snapshot = SqliteStore(copy)
+    try:
+        assert snapshot.index_problems() == []
+        assert 0 < snapshot.stats(None).total <= 3000
+    finally:
+        snapshot.close()

@@ -24,7 +24,11 @@ class Kenning:
 
     def check_store(self) -> list[str]:
         """The full integrity and index check; its findings show in every status until the next check."""
-        self.store_problems = self.deps.store.index_problems()
+        problems = self.deps.store.index_problems()
+        model = self.deps.embeddings.model_id() if self.deps.embeddings.loaded else None
+        if model is not None:
+            problems += [p for p in self.deps.store.stats(model).health if p not in problems]
+        self.store_problems = problems
         for problem in self.store_problems:
             logger.warning("store check: %s", problem)
         return self.store_problems
