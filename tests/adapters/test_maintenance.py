@@ -11,6 +11,7 @@ from pathlib import Path
 
 from conftest import CALLER
 from fakes import ManualClock
+from kenning.bench.faults import flip_byte_in_word_index
 from kenning.core.validation import MemoryDraft
 from kenning.services.deps import Caller
 from kenning.services.facade import Kenning
@@ -92,15 +93,7 @@ def test_a_flipped_byte_in_the_text_index_is_found_by_doctor_and_repaired_by_rei
 
     for index in range(30):
         assert kenning("remember", f"Service {index} listens on port {9000 + index}").returncode == 0
-    conn = sqlite3.connect(db)
-    block = conn.execute(
-        "SELECT rowid, block FROM fts_words_data WHERE length(block) > 20 LIMIT 1"
-    ).fetchone()
-    damaged = bytearray(block[1])
-    damaged[len(damaged) // 2] ^= 0xFF
-    conn.execute("UPDATE fts_words_data SET block = ? WHERE rowid = ?", (bytes(damaged), block[0]))
-    conn.commit()
-    conn.close()
+    flip_byte_in_word_index(db)
     assert kenning("doctor").returncode == 1
     repaired = kenning("reindex")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr

@@ -47,6 +47,21 @@ def writer_main(db: str, prefix: str, count: int) -> None:
     app.close()
 
 
+def flip_byte_in_word_index(db: Path) -> None:
+    """Damage the store the way a bad disk would: invert one byte in the middle of a word-index block."""
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute(
+            "SELECT rowid, block FROM fts_words_data WHERE length(block) > 20 ORDER BY rowid LIMIT 1"
+        ).fetchone()
+        block = bytearray(row[1])
+        block[len(block) // 2] ^= 0xFF
+        conn.execute("UPDATE fts_words_data SET block = ? WHERE rowid = ?", (bytes(block), row[0]))
+        conn.commit()
+    finally:
+        conn.close()
+
+
 def _spawn(db: Path, prefix: str, count: int) -> subprocess.Popen[str]:
     return subprocess.Popen(  # noqa: S603 - our own interpreter and module
         [
@@ -155,15 +170,7 @@ def run_fault_bench(
             f"{damaged} rounds left a store failing its checks"
         )
 
-        conn = sqlite3.connect(db)
-        row = conn.execute(
-            "SELECT rowid, block FROM fts_words_data WHERE length(block) > 20 ORDER BY rowid LIMIT 1"
-        ).fetchone()
-        block = bytearray(row[1])
-        block[len(block) // 2] ^= 0xFF
-        conn.execute("UPDATE fts_words_data SET block = ? WHERE rowid = ?", (bytes(block), row[0]))
-        conn.commit()
-        conn.close()
+        flip_byte_in_word_index(db)
         found = _check(db)
         store = SqliteStore(db)
         repaired = reindex(
