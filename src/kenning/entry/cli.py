@@ -133,6 +133,7 @@ def serve(ctx: Ctx) -> None:
     help="user_stated, agent_inferred, tool_observed or imported.",
 )
 @click.option("--source", help="Provenance text.")
+@click.option("--supersedes", help="Id of a memory this one replaces (it becomes superseded).")
 @click.option("--event-time", help="When it happened (ISO 8601).")
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 @click.pass_obj
@@ -147,6 +148,7 @@ def remember(
     trust: str,
     source: str | None,
     event_time: str | None,
+    supersedes: str | None,
     as_json: bool,
 ) -> None:
     """Remember CONTENT ('-' reads it from stdin)."""
@@ -167,14 +169,31 @@ def remember(
             trust=trust,
             source=source,
             event_time=parse_time(event_time, "event_time"),
+            supersedes=supersedes,
         )
         out = remember_out(app.remember(caller, draft))
         if as_json:
             _echo_json(out)
-        else:
-            click.echo(f"{out.status} {out.id}")
-            for problem in out.degraded:
-                click.echo(f"degraded: {problem}", err=True)
+            return
+        click.echo(f"{out.status} {out.id}")
+        if out.note:
+            click.echo(f"note: {out.note}", err=True)
+        for old in out.superseded:
+            click.echo(f"superseded {old}")
+        for conflict in out.conflicts:
+            reasons = "; ".join(conflict["reasons"])
+            click.echo(
+                f"conflict {conflict['conflict_id']} with {conflict['older_id']}: {reasons} "
+                "(judge it with `kenning resolve`)",
+                err=True,
+            )
+        if out.screening:
+            if out.screening["redacted"]:
+                click.echo(f"redacted: {', '.join(out.screening['redacted'])}", err=True)
+            if out.screening["action"]:
+                click.echo(f"{out.screening['action']}: reads like instructions to agents", err=True)
+        for problem in out.degraded:
+            click.echo(f"degraded: {problem}", err=True)
 
     _run(ctx, action)
 
