@@ -213,6 +213,8 @@ class SqliteStore:
             conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
             conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
             conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (memory_id, memory_id))
+            # The evidence of a conflict quotes both memories: a purge must not leave the text behind.
+            conn.execute("DELETE FROM conflicts WHERE first_id = ? OR second_id = ?", (memory_id, memory_id))
             conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))  # cascades to tags, entities, vectors
             self._bump_vector_epoch(conn)
             self._append_audit(conn, audit)
@@ -559,27 +561,35 @@ class SqliteStore:
 
     # -- status ---------------------------------------------------------------------------------
 
-    def stats(self, embedder_model: str | None) -> StoreStats:
-        def grouped(sql: str) -> dict[str, int]:
-            return {str(k): int(v) for k, v in self._read(sql)}
+    def stats(self, embedder_model: str | None, namespace: str | None = None) -> StoreStats:
+        """Counts for the whole store, or with `namespace` for that namespace only (what a tenant sees)."""
+        where, params = ("", ()) if namespace is None else (" WHERE namespace = ?", (namespace,))
 
-        total = int(self._read("SELECT count(*) FROM memories")[0][0])
+        def grouped(sql: str, args: tuple[Any, ...] = ()) -> dict[str, int]:
+            return {str(k): int(v) for k, v in self._read(sql, args)}
+
+        total = int(self._read(f"SELECT count(*) FROM memories{where}", params)[0][0])
+        everything = int(self._read("SELECT count(*) FROM memories")[0][0])
         words_rows = int(self._read("SELECT count(*) FROM fts_words")[0][0])
         trigram_rows = int(self._read("SELECT count(*) FROM fts_trigram")[0][0])
-        vectors = grouped("SELECT model, count(*) FROM vectors GROUP BY model")
+        vectors = grouped(
+            "SELECT v.model, count(*) FROM vectors v JOIN memories m ON m.seq = v.seq"
+            + (" WHERE m.namespace = ?" if namespace is not None else "")
+            + " GROUP BY v.model",
+            params,
+        )
         health: list[str] = []
-        if words_rows != total:
-            health.append(f"word index has {words_rows} rows for {total} memories; run `kenning reindex`")
-        if trigram_rows != total:
-            health.append(
-                f"trigram index has {trigram_rows} rows for {total} memories; run `kenning reindex`"
-            )
+        # Index health is a property of the file; a tenant learns that it is off, not how big others are.
+        for name, rows in (("word", words_rows), ("trigram", trigram_rows)):
+            if rows != everything:
+                detail = "" if namespace is not None else f" ({rows} rows for {everything} memories)"
+                health.append(f"{name} index is out of step with the records{detail}; run `kenning reindex`")
         if embedder_model is not None:
             missing = total - vectors.get(embedder_model, 0)
             if missing:
                 health.append(f"{missing} memories have no vector from {embedder_model}")
         size = 0
-        if str(self.path) != ":memory:":
+        if str(self.path) != ":memory:" and namespace is None:
             for suffix in ("", "-wal"):
                 candidate = Path(str(self.path) + suffix)
                 if candidate.exists():
@@ -587,13 +597,15 @@ class SqliteStore:
         return StoreStats(
             schema_version=self.schema_version,
             total=total,
-            by_state=grouped("SELECT state, count(*) FROM memories GROUP BY state"),
-            by_type=grouped("SELECT type, count(*) FROM memories GROUP BY type"),
-            by_namespace=grouped("SELECT namespace, count(*) FROM memories GROUP BY namespace"),
+            by_state=grouped(f"SELECT state, count(*) FROM memories{where} GROUP BY state", params),
+            by_type=grouped(f"SELECT type, count(*) FROM memories{where} GROUP BY type", params),
+            by_namespace=grouped(
+                f"SELECT namespace, count(*) FROM memories{where} GROUP BY namespace", params
+            ),
             vectors_by_model=vectors,
             text_index_rows=words_rows,
             trigram_index_rows=trigram_rows,
-            audit_entries=int(self._read("SELECT count(*) FROM audit")[0][0]),
+            audit_entries=int(self._read(f"SELECT count(*) FROM audit{where}", params)[0][0]),
             location=str(self.path),
             size_bytes=size,
             health=health,
@@ -615,38 +627,53 @@ class SqliteStore:
         return problems
 
     def rebuild_text_indexes(self) -> int:
-        """Rebuild every word, trigram, tag and entity row from the records; returns how many records."""
+        """Rebuild every word, trigram, tag and entity row from the records; returns how many records.
+
+        Drop and rebuild happen in one transaction, so other writers never see the indexes missing.
+        """
         with self._lock:
-            self._drop_fts_tables()
-        with self._write() as conn:
-            conn.execute(
-                "CREATE VIRTUAL TABLE fts_words USING fts5 (content, tags, entities, context, "
-                "tokenize = 'porter unicode61 remove_diacritics 2')"
-            )
-            conn.execute("CREATE VIRTUAL TABLE fts_trigram USING fts5 (content, tokenize = 'trigram')")
-            conn.execute("DELETE FROM memory_tags")
-            conn.execute("DELETE FROM memory_entities")
-            rows = conn.execute(f"SELECT seq, {_COLUMNS} FROM memories").fetchall()
-            for row in rows:
-                self._index(conn, int(row[0]), _record(row[1:]))
+            try:
+                with self._write() as conn:
+                    return self._recreate_text_indexes(conn)
+            except sqlite3.DatabaseError as exc:
+                if "vtable constructor failed" not in str(exc) and "malformed" not in str(exc):
+                    raise
+                self._remove_damaged_fts()
+            with self._write() as conn:
+                return self._recreate_text_indexes(conn)
+
+    def _recreate_text_indexes(self, conn: sqlite3.Connection) -> int:
+        for table in _FTS_TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute(
+            "CREATE VIRTUAL TABLE fts_words USING fts5 (content, tags, entities, context, "
+            "tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
+        conn.execute("CREATE VIRTUAL TABLE fts_trigram USING fts5 (content, tokenize = 'trigram')")
+        conn.execute("DELETE FROM memory_tags")
+        conn.execute("DELETE FROM memory_entities")
+        rows = conn.execute(f"SELECT seq, {_COLUMNS} FROM memories").fetchall()
+        for row in rows:
+            self._index(conn, int(row[0]), _record(row[1:]))
         return len(rows)
 
-    def _drop_fts_tables(self) -> None:
-        """Drop both FTS5 tables, even when damage keeps FTS5 from opening them (then by schema surgery)."""
+    def _remove_damaged_fts(self) -> None:
+        """Remove FTS5 tables that FTS5 itself cannot open any more, through the schema table."""
         for table in _FTS_TABLES:
             try:
-                self._retrying(lambda t=table: self._conn.execute(f"DROP TABLE IF EXISTS {t}"))  # type: ignore[misc]
+                self._conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+                continue
             except sqlite3.DatabaseError:
                 logger.warning("%s cannot be opened; removing it through the schema table", table)
-                self._conn.execute("BEGIN IMMEDIATE")
-                self._conn.execute("PRAGMA writable_schema = ON")
-                self._conn.execute("DELETE FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
-                self._conn.execute("PRAGMA writable_schema = OFF")
-                self._conn.execute("COMMIT")
-                self._conn.close()
-                self._conn = self._connect()
-                for suffix in ("data", "idx", "content", "docsize", "config"):
-                    self._conn.execute(f"DROP TABLE IF EXISTS {table}_{suffix}")
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("PRAGMA writable_schema = ON")
+            self._conn.execute("DELETE FROM sqlite_master WHERE type = 'table' AND name = ?", (table,))
+            self._conn.execute("PRAGMA writable_schema = OFF")
+            self._conn.execute("COMMIT")
+            self._conn.close()
+            self._conn = self._connect()
+            for suffix in ("data", "idx", "content", "docsize", "config"):
+                self._conn.execute(f"DROP TABLE IF EXISTS {table}_{suffix}")
 
     def records_for_vectors(self, model: str, *, all_records: bool) -> list[tuple[str, str]]:
         """(id, content) of records lacking a vector from `model`, or of every record."""
@@ -674,17 +701,22 @@ class SqliteStore:
 
     def backup_to(self, target: Path) -> None:
         """A consistent copy of the whole store, by SQLite's online backup, while writers keep going."""
-        target.parent.mkdir(parents=True, exist_ok=True)
-        copy = sqlite3.connect(str(target))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            copy = sqlite3.connect(str(target))
+        except (OSError, sqlite3.Error) as exc:
+            raise BackendUnavailable(f"cannot write a backup to {target}: {exc}") from exc
         try:
             with self._lock:
                 self._conn.backup(copy)
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"backup to {target} failed: {exc}") from exc
         finally:
             copy.close()
 
     def restore_from(self, source: Path) -> None:
         """Replace the store's contents with a backup, after checking that the backup is sound."""
-        original = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+        original = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True)
         try:
             verdict = original.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
@@ -695,8 +727,15 @@ class SqliteStore:
                     f"backup {source} has schema version {version}; this Kenning reads up to {LATEST_VERSION}"
                 )
             with self._lock:
+                before = int(
+                    self._conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0]
+                )
                 original.backup(self._conn)
                 self._matrices.clear()
+                # Other processes cache vectors by epoch: a restored (older) epoch must not look current.
+                self._conn.execute(
+                    "UPDATE meta SET value = max(value, ?) + 1 WHERE key = 'vector_epoch'", (before,)
+                )
         except sqlite3.DatabaseError as exc:
             raise ContractBroken(f"{source} is not a Kenning backup: {exc}") from exc
         finally:

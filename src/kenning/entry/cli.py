@@ -534,9 +534,7 @@ def status(ctx: Ctx, as_json: bool) -> None:
             f"store      {out.store['location']} "
             f"({out.store['size_bytes']} bytes, schema v{out.schema_version})"
         )
-        click.echo(
-            f"namespace  {out.namespace}: {out.memories_in_namespace} memories ({out.total_memories} in all)"
-        )
+        click.echo(f"namespace  {out.namespace}: {out.memories_in_namespace} memories")
         click.echo(f"states     {json.dumps(out.by_state)}")
         click.echo(f"embedder   {out.embedder['provider']} -> {out.embedder['model'] or 'not loaded'}")
         click.echo(f"vectors    {json.dumps(out.vectors_by_model)}")

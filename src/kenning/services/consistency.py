@@ -265,9 +265,15 @@ def resolve_conflict(
             trust=min((first.trust, second.trust), key=lambda t: TRUST_WEIGHT[t]).value,
             source=f"merge of {first.id} and {second.id}",
         )
-        merged = remember(deps, caller, draft, assess_neighbours=False).record
+        outcome = remember(deps, caller, draft, assess_neighbours=False)
+        merged = outcome.record
+        if merged.state is MemoryState.QUARANTINED:
+            raise InvalidInput(
+                "merged_content", "reads like instructions to agents; it was quarantined and replaces nothing"
+            )
         for old in pair:
-            supersede(deps, caller, old, merged.id, reason=f"conflict {conflict_id} merged")
+            if old != merged.id:  # merging into the wording of one side keeps that memory
+                supersede(deps, caller, old, merged.id, reason=f"conflict {conflict_id} merged")
         deps.store.close_conflict(conflict_id, f"merge:{merged.id}", now, audit)
         return Resolution(
             conflict=found, decision=decision, kept=[merged.id], superseded=list(pair), merged_id=merged.id
@@ -365,7 +371,13 @@ def explore_graph(
         if not frontier:
             break
     records = deps.store.get_many([item for item, *_ in found])
-    visible = [f for f in found if f[0] in records and records[f[0]].namespace == caller.namespace]
+    visible = [
+        f
+        for f in found
+        if f[0] in records
+        and records[f[0]].namespace == caller.namespace
+        and records[f[0]].state is not MemoryState.QUARANTINED
+    ]
     steps: list[GraphStep] = []
     used = 0
     next_offset: int | None = offset + limit if len(visible) > offset + limit else None

@@ -105,6 +105,14 @@ def rollback(
     ]
     if dry_run:
         return RollbackReport(dry_run=True, removed=removed, restored=restored)
+    # Restore before deleting: if this stops halfway, a rerun still finds the writer's memories and
+    # recomputes what they had superseded, so nothing is left superseded by a memory that is gone.
+    for memory_id in restored:
+        earlier = deps.store.get(memory_id)
+        if earlier is not None and earlier.state is MemoryState.SUPERSEDED:
+            save_fields(
+                deps, caller, earlier, "rollback_restore", {"writer": agent_id}, state=MemoryState.ACTIVE
+            )
     for record in written:
         audit = AuditEntry(
             at=deps.clock.now(),
@@ -115,10 +123,4 @@ def rollback(
             detail={"writer": agent_id, "window": [since, until], "content_hash": record.content_hash},
         )
         deps.store.delete(record.id, audit)
-    for memory_id in restored:
-        earlier = deps.store.get(memory_id)
-        if earlier is not None and earlier.state is MemoryState.SUPERSEDED:
-            save_fields(
-                deps, caller, earlier, "rollback_restore", {"writer": agent_id}, state=MemoryState.ACTIVE
-            )
     return RollbackReport(dry_run=False, removed=removed, restored=restored)

@@ -85,22 +85,13 @@ def update(
 
     secrets = Screening()  # what an update carries goes through the same redaction as a new memory
     if patch.content is not None:
-        from kenning.core.screening import inspect
-
-        content = redact_value(check_content(patch.content), secrets)
-        if inspect(content):
-            raise InvalidInput(
-                "content",
-                "reads like instructions to agents or hides Unicode; store it with remember to have it "
-                "quarantined for review, or rephrase it as a plain statement",
-            )
-        changes["content"] = content
+        changes["content"] = redact_value(check_content(patch.content), secrets)
     if patch.type is not None:
         changes["type"] = check_type_name(patch.type)
     if patch.tags is not None:
         changes["tags"] = redact_value(check_tags(patch.tags), secrets)
     if patch.entities is not None:
-        changes["entities"] = check_entities(patch.entities)
+        changes["entities"] = redact_value(check_entities(patch.entities), secrets)
     if patch.context is not None:
         changes["context"] = redact_value(
             check_optional_text(patch.context, "context", limits.CONTEXT_MAX_CHARS), secrets
@@ -119,6 +110,19 @@ def update(
             changes[name] = check_timestamp(value, name)
     if patch.metadata is not None:
         changes["metadata"] = redact_value(check_metadata(patch.metadata), secrets)
+    readable = [changes.get(name) for name in ("content", "context", "source")]
+    if any(readable):
+        from kenning.core.screening import inspect
+
+        if inspect("\n".join(text for text in readable if text)):
+            field = next(
+                name for name, text in zip(("content", "context", "source"), readable, strict=True) if text
+            )
+            raise InvalidInput(
+                field,
+                "reads like instructions to agents or hides Unicode; store it with remember to have it "
+                "quarantined for review, or rephrase it as a plain statement",
+            )
     if patch.state is not None:
         state = check_state(patch.state)
         if state not in _SETTABLE_STATES:
@@ -226,9 +230,16 @@ def review(deps: Deps, caller: Caller, memory_id: str, decision: str) -> MemoryR
         )
         deps.store.delete(current.id, audit)
         return None
-    return save_fields(
+    released = save_fields(
         deps, caller, current, "review_release", {"from_state": "quarantined"}, state=MemoryState.ACTIVE
     )
+    pending = (current.metadata.get("screening") or {}).get("pending_supersedes")
+    if pending and deps.store.get(pending) is not None:
+        from kenning.services.consistency import supersede
+
+        supersede(deps, caller, pending, released.id, reason="asked for at write time; applied on release")
+        return deps.store.get(released.id) or released
+    return released
 
 
 @dataclass(slots=True)

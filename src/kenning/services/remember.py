@@ -122,6 +122,8 @@ def remember_many(
         if existing is not None:
             reinforced = _reinforce(deps, caller, existing, draft)
             reinforced.screening = _screening_report(screens[index], None)
+            if existing.state is not MemoryState.QUARANTINED:
+                _settle(deps, caller, reinforced, draft, Assessment())
             outcomes[index] = reinforced
         else:
             fresh.append(index)
@@ -153,7 +155,10 @@ def remember_many(
         action = None
         if screening.flags:
             action = "quarantined" if deps.screening == "quarantine" else "flagged"
-            draft.metadata = {**draft.metadata, "screening": screening.as_dict(action)}
+            report = screening.as_dict(action)
+            if action == "quarantined" and draft.supersedes:
+                report["pending_supersedes"] = draft.supersedes
+            draft.metadata = {**draft.metadata, "screening": report}
         assessment = Assessment()
         # An episode records what happened or was said at a time: it neither contradicts nor repeats
         # another one, so only knowledge (facts, preferences, decisions, ...) is judged.
@@ -169,6 +174,7 @@ def remember_many(
                 f"near-duplicate (similarity {outcome.similarity}) of memory {outcome.record.id}, which was "
                 "reinforced instead of storing a second copy"
             )
+            _settle(deps, caller, outcome, draft, Assessment())
             outcomes[index] = outcome
             continue
         state = MemoryState.QUARANTINED if action == "quarantined" else MemoryState.ACTIVE
@@ -191,12 +197,13 @@ def _settle(
 ) -> None:
     """After the insert: honour an explicit supersede, then apply the namespace's conflict policy."""
     record = outcome.record
-    if outcome.status != "stored":
-        return
-    if draft.supersedes:
+    if draft.supersedes and draft.supersedes != record.id:
+        # Also when the content already existed: the caller still asked for the replacement.
         supersede(deps, caller, draft.supersedes, record.id, reason="caller named it in supersedes")
         outcome.superseded.append(draft.supersedes)
         outcome.record = deps.store.get(record.id) or record
+        return
+    if outcome.status != "stored":
         return
     policy = deps.conflicts.for_namespace(caller.namespace)
     if policy == "keep_both":
@@ -300,7 +307,13 @@ def _store_new(
         detail={"type": record.type, "content_hash": record.content_hash, "embedded": bool(vectors)},
     )
     try:
-        deps.store.insert(record, vectors, audit, edges_for_new(deps, caller, record, assessment.related))
+        # A quarantined memory gets no edges: the graph must not lead to it.
+        edges = (
+            []
+            if state is MemoryState.QUARANTINED
+            else edges_for_new(deps, caller, record, assessment.related)
+        )
+        deps.store.insert(record, vectors, audit, edges)
     except ConflictError:
         # Another writer stored the same content between our lookup and our insert: reinforce theirs.
         existing = deps.store.find_by_hash(caller.namespace, record.content_hash)

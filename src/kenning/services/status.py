@@ -30,7 +30,7 @@ def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusR
     """With `load_embedder`, the model is loaded so its failure, if any, is reported now."""
     gate = deps.embeddings
     model = gate.model_id() if load_embedder else None
-    stats = deps.store.stats(model)
+    stats = deps.store.stats(model, caller.namespace)
     degraded = gate.degraded() + stats.health
     embedder = {
         "provider": gate.configured,
