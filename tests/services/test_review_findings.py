@@ -90,3 +90,10 @@ def test_regression_restore_from_a_path_with_url_characters(
     app.forget(CALLER, kept.id, mode="purge", confirm=True)
     restore(app.deps, odd)
     assert app.get(CALLER, kept.id).content == "Survives a restore from a#odd?path"
+
+
+def test_regression_a_forget_reason_is_redacted_before_the_audit_log(app: Kenning) -> None:
+    memory = app.remember(CALLER, MemoryDraft(content="Old deploy key location")).record
+    token = "ghp_" + "b" * 36
+    app.forget(CALLER, memory.id, reason=f"leaked as {token}")
+    assert token not in str(app.deps.store.audit_log(memory.id)[-1].detail)

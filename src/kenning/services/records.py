@@ -261,6 +261,10 @@ def forget(
     if mode not in ("archive", "purge"):
         raise InvalidInput("mode", f"unknown mode {mode!r}; valid: archive, purge")
     reason = check_optional_text(reason, "reason", limits.SOURCE_MAX_CHARS)
+    if reason:
+        from kenning.services.screening import Screening, redact_value
+
+        reason = redact_value(reason, Screening())  # the audit log keeps it forever: no secrets in it
     current = get(deps, caller, memory_id)
     now = deps.clock.now()
     if mode == "purge":
