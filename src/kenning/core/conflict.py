@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kenning.core.text import has_cjk, stem
+
 Verdict = Literal["duplicate", "conflict", "new"]
 
 _EN_NEGATIVE = (
@@ -65,7 +67,6 @@ _WEEKDAYS = re.compile(
 )
 _NAME = re.compile(r"(?<![\w])([A-Z][\w+#.-]*[\w+#]|[A-Z]{2,}|[a-z]+[A-Z][\w]*)")
 _ASCII_IN_CJK = re.compile(r"[A-Za-z][A-Za-z0-9+#.-]*")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _WORD = re.compile(r"[a-z][a-z'+#-]*|[\u4e00-\u9fff]")
 _STOP = frozenset(
     (
@@ -119,14 +120,10 @@ class Evidence:
     reasons: tuple[str, ...] = field(default=())
 
 
-def _is_cjk(text: str) -> bool:
-    return _CJK.search(text) is not None
-
-
 def polarity(text: str) -> int:
     """+1 for a stance taken, -1 for one refused or reversed, 0 for neither."""
     lowered = _EN_NOT_NEGATIVE.sub(" ", text.lower())
-    if _is_cjk(text):
+    if has_cjk(text):
         cleaned = _ZH_NOT_NEGATIVE.sub(" ", text)
         negative = len(re.findall(_ZH_NEGATIVE, cleaned))
         positive = len(re.findall(_ZH_POSITIVE, cleaned)) - len(re.findall(r"(不喜欢|不使用|不用)", cleaned))
@@ -145,7 +142,7 @@ def values(text: str) -> set[str]:
     found |= {m.group(0) for m in _NUMBER.finditer(text)}
     found |= {_EN_NUMBERS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _EN_NUMBERS}
     found |= {(m.group(1) or m.group(2)).lower().rstrip("s") for m in _WEEKDAYS.finditer(text)}
-    if _is_cjk(text):
+    if has_cjk(text):
         found |= {m.group(0).lower() for m in _ASCII_IN_CJK.finditer(text)}
         found |= {m.group(0) for m in _ZH_NUMERAL.finditer(_WEEKDAYS.sub(" ", text))}
     else:
@@ -165,14 +162,7 @@ def frame(text: str, slots: set[str]) -> set[str]:
     lowered = text.lower()
     for value in sorted(slots, key=len, reverse=True):
         lowered = lowered.replace(value, " ")
-    return {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP and w not in _EN_NUMBERS}
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+    return {stem(w) for w in _WORD.findall(lowered) if w not in _STOP and w not in _EN_NUMBERS}
 
 
 def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> Evidence:
@@ -185,7 +175,7 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
     union = old_frame | new_frame
     # With no words to compare (";)" against "It was great!") nothing says the two are the same.
     overlap = len(shared) / len(union) if union else 0.0
-    cjk = _is_cjk(old) or _is_cjk(new)
+    cjk = has_cjk(old) or has_cjk(new)
     cue_pattern = _ZH_CHANGE if cjk else _EN_CHANGE
     change_cue = (
         re.search(cue_pattern, new if cjk else new.lower()) is not None

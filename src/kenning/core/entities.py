@@ -6,9 +6,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kenning.core.text import has_cjk
+
 _CAPITALISED = re.compile(r"(?<![\w.])([A-Z][A-Za-z0-9+#]*(?:[.-][A-Za-z0-9+#]+)*|[a-z]+[A-Z][A-Za-z0-9]*)")
 _ASCII_IN_CJK = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9+#.-]*[A-Za-z0-9+#]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _ENTITY_TAG = re.compile(r"^(?:ent|entity):(.+)$")
 # Capitalised words that are grammar or time, not names.
 _NOT_NAMES = frozenset(
@@ -56,7 +57,7 @@ def extract(text: str, tags: Iterable[str], given: Iterable[str], aliases: Alias
         match = _ENTITY_TAG.match(tag)
         if match:
             names.append(aliases.normalise(match.group(1)))
-    if _CJK.search(text):
+    if has_cjk(text):
         names += [aliases.normalise(m.group(0)) for m in _ASCII_IN_CJK.finditer(text)]
     else:
         for match in _CAPITALISED.finditer(text):

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kenning.core.query import ChannelHit
+from kenning.core.text import stem
 
 # Words that carry no topic of their own in a question; coverage ignores them.
 _STOP = frozenset(
@@ -173,9 +174,7 @@ def ranked(scores: Mapping[str, float]) -> list[str]:
 def content_terms(text: str) -> set[str]:
     """Lower-cased, lightly stemmed words minus stopwords: what a query is about."""
     return {
-        _stem(word)
-        for word in (w.lower() for w in _TERM.findall(text))
-        if word not in _STOP and len(word) > 1
+        stem(word) for word in (w.lower() for w in _TERM.findall(text)) if word not in _STOP and len(word) > 1
     }
 
 
@@ -189,10 +188,3 @@ def coverage(query_terms: set[str], content: str) -> float:
 def is_question(content: str) -> bool:
     """A memory that only asks something states nothing; it ranks below one that answers."""
     return content.rstrip().endswith("?")
-
-
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word

@@ -61,3 +61,11 @@ def truncate_to_tokens(text: str, tokens: int) -> str:
         else:
             high = middle - 1
     return text[:low]
+
+
+def stem(word: str) -> str:
+    """A light suffix strip (deploys, deployed, deploying -> deploy) for coverage and conflict checks."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
