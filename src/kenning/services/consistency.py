@@ -8,7 +8,7 @@ it to what it resembles). Callers judge flagged pairs with `resolve_conflict`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from kenning.core import limits
@@ -392,7 +392,3 @@ def explore_graph(
             GraphStep(record=record, depth=hop, via=via, edge=kind, direction=direction, weight=weight)
         )
     return Exploration(start=start, steps=steps, next_offset=next_offset, used_tokens=used)
-
-
-def evidence_json(evidence: Evidence) -> dict[str, Any]:
-    return asdict(evidence)

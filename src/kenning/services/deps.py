@@ -51,9 +51,6 @@ class RetrievalParams:
     rerank_depth: int = 30
 
 
-POLICIES = ("ask", "latest_wins", "keep_both")
-
-
 @dataclass(frozen=True, slots=True)
 class Quotas:
     """Per-writer limits; 0 switches a limit off. Off unless configured (the settings turn them on)."""
