@@ -141,6 +141,23 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX audit_actor ON audit (namespace, actor, at);
     """,
+    # 6: lifecycle: pinned memories, kept maintenance reports, and a lease so one maintenance runs at a time.
+    """
+    ALTER TABLE memories ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE maintenance_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        namespace TEXT NOT NULL,
+        started_at REAL NOT NULL,
+        finished_at REAL NOT NULL,
+        report TEXT NOT NULL
+    );
+    CREATE INDEX maintenance_runs_ns ON maintenance_runs (namespace, id);
+    CREATE TABLE leases (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

@@ -19,24 +19,28 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from kenning.adapters.sqlite_rows import (
+    COLUMN_COUNT,
+    COLUMNS,
+    CONFLICT_COLUMNS,
+    conflict_from_row,
+    filter_sql,
+    record_from_row,
+    row_values,
+)
 from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
 from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState, Trust
+from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState
 from kenning.core.text import cjk_runs, words
 from kenning.ports.embedder import Vector
-from kenning.ports.store import DenseHits, StoredVector, StoreStats
+from kenning.ports.store import DenseHits, StateChange, StoredVector, StoreStats
 
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-_COLUMNS = (
-    "id, namespace, agent_id, subject, session_id, type, content, content_hash, tags, entities, context, "
-    "importance, trust, source, created_at, updated_at, event_time, valid_from, valid_to, last_accessed_at, "
-    "access_count, review_after, state, supersedes, version, metadata"
-)
 _CJK_CANDIDATES = 400
 _FTS_TABLES = ("fts_words", "fts_trigram")
 
@@ -141,7 +145,8 @@ class SqliteStore:
         try:
             with self._write() as conn:
                 cur = conn.execute(
-                    f"INSERT INTO memories ({_COLUMNS}) VALUES ({', '.join('?' * 26)})", _row_values(record)
+                    f"INSERT INTO memories ({COLUMNS}) VALUES ({', '.join('?' * COLUMN_COUNT)})",
+                    row_values(record),
                 )
                 seq = int(cur.lastrowid or 0)
                 self._index(conn, seq, record)
@@ -183,8 +188,8 @@ class SqliteStore:
                         id=record.id,
                         current_version=stored_version,
                     )
-                values = _row_values(record)
-                assignments = ", ".join(f"{name.strip()} = ?" for name in _COLUMNS.split(",")[1:])
+                values = row_values(record)
+                assignments = ", ".join(f"{name.strip()} = ?" for name in COLUMNS.split(",")[1:])
                 conn.execute(f"UPDATE memories SET {assignments} WHERE seq = ?", (*values[1:], seq))
                 conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
                 conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
@@ -278,8 +283,8 @@ class SqliteStore:
     # -- reads ----------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRecord | None:
-        rows = self._read(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,))
-        return _record(rows[0]) if rows else None
+        rows = self._read(f"SELECT {COLUMNS} FROM memories WHERE id = ?", (memory_id,))
+        return record_from_row(rows[0]) if rows else None
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         ids = list(dict.fromkeys(memory_ids))
@@ -287,19 +292,19 @@ class SqliteStore:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             rows = self._read(
-                f"SELECT {_COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                f"SELECT {COLUMNS} FROM memories WHERE id IN ({', '.join('?' * len(chunk))})", chunk
             )
             for row in rows:
-                record = _record(row)
+                record = record_from_row(row)
                 out[record.id] = record
         return out
 
     def find_by_hash(self, namespace: str, content_hash: str) -> MemoryRecord | None:
         rows = self._read(
-            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND content_hash = ?",
+            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? AND content_hash = ?",
             (namespace, content_hash),
         )
-        return _record(rows[0]) if rows else None
+        return record_from_row(rows[0]) if rows else None
 
     def count_actions(self, namespace: str, actor: str, actions: Sequence[str], since: float) -> int:
         marks = ", ".join("?" * len(actions))
@@ -312,14 +317,14 @@ class SqliteStore:
 
     def last_in_session(self, namespace: str, session_id: str) -> MemoryRecord | None:
         rows = self._read(
-            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? "
+            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? "
             "ORDER BY event_time DESC, seq DESC LIMIT 1",
             (namespace, session_id),
         )
-        return _record(rows[0]) if rows else None
+        return record_from_row(rows[0]) if rows else None
 
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         out: dict[str, str] = {}
         with self._lock:
             for memory_id in dict.fromkeys(memory_ids):
@@ -351,11 +356,11 @@ class SqliteStore:
         clause = "" if status is None else " AND status = ?"
         params: tuple[Any, ...] = (namespace,) if status is None else (namespace, status)
         rows = self._read(
-            f"SELECT {_CONFLICT_COLUMNS} FROM conflicts WHERE namespace = ?{clause} "
+            f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE namespace = ?{clause} "
             "ORDER BY id LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
-        return [_conflict(r) for r in rows]
+        return [conflict_from_row(r) for r in rows]
 
     def count_conflicts(self, namespace: str, status: str) -> int:
         rows = self._read(
@@ -364,8 +369,8 @@ class SqliteStore:
         return int(rows[0][0])
 
     def get_conflict(self, conflict_id: int) -> Conflict | None:
-        rows = self._read(f"SELECT {_CONFLICT_COLUMNS} FROM conflicts WHERE id = ?", (conflict_id,))
-        return _conflict(rows[0]) if rows else None
+        rows = self._read(f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE id = ?", (conflict_id,))
+        return conflict_from_row(rows[0]) if rows else None
 
     def close_conflict(self, conflict_id: int, resolution: str, at: float, audit: AuditEntry) -> None:
         with self._write() as conn:
@@ -379,16 +384,21 @@ class SqliteStore:
             self._append_audit(conn, audit)
 
     def superseded_by(self, memory_id: str) -> list[str]:
-        rows = self._read("SELECT id FROM memories WHERE supersedes = ? ORDER BY seq", (memory_id,))
-        return [str(r[0]) for r in rows]
+        # A summary that consolidated several memories supersedes each of them through an edge.
+        rows = self._read(
+            "SELECT id FROM memories WHERE supersedes = ? UNION "
+            "SELECT src FROM edges WHERE dst = ? AND type = 'supersedes'",
+            (memory_id, memory_id),
+        )
+        return sorted(str(r[0]) for r in rows)
 
     def written_by(self, namespace: str, agent_id: str, since: float, until: float) -> list[MemoryRecord]:
         rows = self._read(
-            f"SELECT {_COLUMNS} FROM memories WHERE namespace = ? AND agent_id = ? AND created_at >= ? "
+            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? AND agent_id = ? AND created_at >= ? "
             "AND created_at < ? ORDER BY seq",
             (namespace, agent_id, since, until),
         )
-        return [_record(r) for r in rows]
+        return [record_from_row(r) for r in rows]
 
     def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
         rows = self._read(
@@ -413,20 +423,25 @@ class SqliteStore:
 
     def edges_of(self, memory_ids: Sequence[str]) -> list[Edge]:
         ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return []
-        marks = ", ".join("?" * len(ids))
-        rows = self._read(
-            "SELECT src, dst, type, weight, created_at FROM edges "
-            f"WHERE src IN ({marks}) OR dst IN ({marks})",
-            (*ids, *ids),
-        )
-        return [
-            Edge(
-                src=str(r[0]), dst=str(r[1]), type=EdgeType(r[2]), weight=float(r[3]), created_at=float(r[4])
+        found: dict[tuple[str, str, str], Edge] = {}
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            marks = ", ".join("?" * len(chunk))
+            rows = self._read(
+                "SELECT src, dst, type, weight, created_at FROM edges "
+                f"WHERE src IN ({marks}) OR dst IN ({marks})",
+                (*chunk, *chunk),
             )
-            for r in rows
-        ]
+            for r in rows:
+                edge = Edge(
+                    src=str(r[0]),
+                    dst=str(r[1]),
+                    type=EdgeType(r[2]),
+                    weight=float(r[3]),
+                    created_at=float(r[4]),
+                )
+                found[(edge.src, edge.dst, edge.type.value)] = edge
+        return list(found.values())
 
     def audit_log(self, memory_id: str) -> list[AuditEntry]:
         rows = self._read(
@@ -446,6 +461,157 @@ class SqliteStore:
             for r in rows
         ]
 
+    def audit_entries(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEntry]:
+        out: list[AuditEntry] = []
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._read(
+                "SELECT at, actor, namespace, action, memory_id, detail FROM audit "
+                f"WHERE memory_id IN ({', '.join('?' * len(chunk))}) "
+                f"AND action IN ({', '.join('?' * len(actions))}) ORDER BY seq",
+                (*chunk, *actions),
+            )
+            out.extend(
+                AuditEntry(
+                    at=float(r[0]),
+                    actor=str(r[1]),
+                    namespace=str(r[2]),
+                    action=str(r[3]),
+                    memory_id=r[4],
+                    detail=json.loads(r[5]),
+                )
+                for r in rows
+            )
+        return out
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
+        rows = self._read(
+            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? "
+            f"AND state IN ({', '.join('?' * len(states))}) ORDER BY seq",
+            (namespace, *(s.value for s in states)),
+        )
+        return [record_from_row(r) for r in rows]
+
+    def namespaces(self) -> list[str]:
+        return [str(r[0]) for r in self._read("SELECT DISTINCT namespace FROM memories ORDER BY namespace")]
+
+    def vectors_of(self, model: str, memory_ids: Sequence[str]) -> dict[str, Vector]:
+        out: dict[str, Vector] = {}
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._read(
+                "SELECT m.id, v.vec FROM vectors v JOIN memories m ON m.seq = v.seq "
+                f"WHERE v.model = ? AND m.id IN ({', '.join('?' * len(chunk))})",
+                (model, *chunk),
+            )
+            for memory_id, blob in rows:
+                out[str(memory_id)] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def conflicts_of(self, memory_ids: Sequence[str]) -> list[Conflict]:
+        out: dict[int, Conflict] = {}
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), 400):
+            chunk = ids[start : start + 400]
+            marks = ", ".join("?" * len(chunk))
+            rows = self._read(
+                f"SELECT {CONFLICT_COLUMNS} FROM conflicts "
+                f"WHERE first_id IN ({marks}) OR second_id IN ({marks})",
+                (*chunk, *chunk),
+            )
+            for row in rows:
+                found = conflict_from_row(row)
+                out[found.id] = found
+        return [out[key] for key in sorted(out)]
+
+    def change_states(self, changes: Sequence[StateChange], at: float, actor: str, action: str) -> list[str]:
+        changed: list[str] = []
+        if not changes:
+            return changed
+        with self._write() as conn:
+            for change in changes:
+                row = conn.execute(
+                    "SELECT namespace, state FROM memories WHERE id = ? AND version = ?",
+                    (change.id, change.expected_version),
+                ).fetchone()
+                if row is None:  # changed or removed since it was read: leave it for the next run
+                    continue
+                conn.execute(
+                    "UPDATE memories SET state = ?, version = version + 1, updated_at = ? WHERE id = ?",
+                    (change.state.value, at, change.id),
+                )
+                detail = {"from_state": str(row[1]), "to_state": change.state.value, **change.detail}
+                self._append_audit(conn, AuditEntry(at, actor, str(row[0]), action, change.id, detail))
+                changed.append(change.id)
+            if changed:
+                self._bump_vector_epoch(conn)
+        return changed
+
+    def delete_many(self, deletions: Sequence[StateChange], at: float, actor: str, action: str) -> list[str]:
+        removed: list[str] = []
+        if not deletions:
+            return removed
+        with self._write() as conn:
+            for change in deletions:
+                row = conn.execute(
+                    "SELECT seq, namespace FROM memories WHERE id = ? AND version = ?",
+                    (change.id, change.expected_version),
+                ).fetchone()
+                if row is None:
+                    continue
+                seq = int(row[0])
+                conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
+                conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
+                conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (change.id, change.id))
+                conn.execute(
+                    "DELETE FROM conflicts WHERE first_id = ? OR second_id = ?", (change.id, change.id)
+                )
+                conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
+                self._append_audit(conn, AuditEntry(at, actor, str(row[1]), action, change.id, change.detail))
+                removed.append(change.id)
+            if removed:
+                self._bump_vector_epoch(conn)
+        return removed
+
+    def save_run(self, namespace: str, started_at: float, finished_at: float, report: dict[str, Any]) -> int:
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO maintenance_runs (namespace, started_at, finished_at, report) "
+                "VALUES (?, ?, ?, ?)",
+                (namespace, started_at, finished_at, json.dumps(report, ensure_ascii=False)),
+            )
+            return int(cur.lastrowid or 0)
+
+    def runs(self, namespace: str, limit: int) -> list[dict[str, Any]]:
+        rows = self._read(
+            "SELECT id, started_at, finished_at, report FROM maintenance_runs WHERE namespace = ? "
+            "ORDER BY id DESC LIMIT ?",
+            (namespace, limit),
+        )
+        return [
+            {"id": int(r[0]), "started_at": float(r[1]), "finished_at": float(r[2]), **json.loads(r[3])}
+            for r in rows
+        ]
+
+    def acquire_lease(self, name: str, holder: str, now: float, ttl_s: float) -> str | None:
+        with self._write() as conn:
+            row = conn.execute("SELECT holder, expires_at FROM leases WHERE name = ?", (name,)).fetchone()
+            if row is not None and float(row[1]) > now and str(row[0]) != holder:
+                return str(row[0])
+            conn.execute(
+                "INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, ?, ?)",
+                (name, holder, now + ttl_s),
+            )
+        return None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM leases WHERE name = ? AND holder = ?", (name, holder))
+
     # -- search ---------------------------------------------------------------------------------
 
     def search_words(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
@@ -453,7 +619,7 @@ class SqliteStore:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         # Column weights: content counts most; tags and entities help; context a little.
         rows = self._read(
             "SELECT m.id, bm25(fts_words, 1.0, 0.6, 0.6, 0.3) AS s FROM fts_words "
@@ -472,7 +638,7 @@ class SqliteStore:
             pieces = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
             grams.extend(g for g in pieces if g not in grams)
         trigrams = list(dict.fromkeys(r[i : i + 3] for r in runs for i in range(len(r) - 2)))
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         candidates: dict[str, str] = {}
         if trigrams:
             match = " OR ".join(f'"{t}"' for t in trigrams)
@@ -501,7 +667,7 @@ class SqliteStore:
         return scored[:limit]
 
     def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         rows = self._read(
             f"SELECT m.id, m.event_time FROM memories m WHERE {where} "
             "ORDER BY m.event_time DESC, m.id DESC LIMIT ?",
@@ -517,7 +683,7 @@ class SqliteStore:
             active_only = filters.states == (MemoryState.ACTIVE,)
             allowed = None
             if filters.is_structured or not active_only:
-                where, params = _filter_sql(filters)
+                where, params = filter_sql(filters)
                 rows = self._conn.execute(f"SELECT m.seq FROM memories m WHERE {where}", params).fetchall()
                 allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
             return matrix.search(
@@ -652,9 +818,9 @@ class SqliteStore:
         conn.execute("CREATE VIRTUAL TABLE fts_trigram USING fts5 (content, tokenize = 'trigram')")
         conn.execute("DELETE FROM memory_tags")
         conn.execute("DELETE FROM memory_entities")
-        rows = conn.execute(f"SELECT seq, {_COLUMNS} FROM memories").fetchall()
+        rows = conn.execute(f"SELECT seq, {COLUMNS} FROM memories").fetchall()
         for row in rows:
-            self._index(conn, int(row[0]), _record(row[1:]))
+            self._index(conn, int(row[0]), record_from_row(row[1:]))
         return len(rows)
 
     def _remove_damaged_fts(self) -> None:
@@ -750,143 +916,3 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-
-_CONFLICT_COLUMNS = (
-    "id, namespace, first_id, second_id, evidence, status, resolution, created_at, resolved_at"
-)
-
-
-def _conflict(row: Any) -> Conflict:
-    return Conflict(
-        id=int(row[0]),
-        namespace=str(row[1]),
-        first_id=str(row[2]),
-        second_id=str(row[3]),
-        evidence=json.loads(row[4]),
-        status=str(row[5]),
-        resolution=row[6],
-        created_at=float(row[7]),
-        resolved_at=row[8],
-    )
-
-
-def _row_values(r: MemoryRecord) -> tuple[Any, ...]:
-    return (
-        r.id,
-        r.namespace,
-        r.agent_id,
-        r.subject,
-        r.session_id,
-        r.type,
-        r.content,
-        r.content_hash,
-        json.dumps(r.tags, ensure_ascii=False),
-        json.dumps(r.entities, ensure_ascii=False),
-        r.context,
-        r.importance,
-        r.trust.value,
-        r.source,
-        r.created_at,
-        r.updated_at,
-        r.event_time,
-        r.valid_from,
-        r.valid_to,
-        r.last_accessed_at,
-        r.access_count,
-        r.review_after,
-        r.state.value,
-        r.supersedes,
-        r.version,
-        json.dumps(r.metadata, ensure_ascii=False),
-    )
-
-
-def _record(row: Any) -> MemoryRecord:
-    (
-        id_,
-        namespace,
-        agent_id,
-        subject,
-        session_id,
-        type_,
-        content,
-        content_hash,
-        tags,
-        entities,
-        context,
-        importance,
-        trust,
-        source,
-        created_at,
-        updated_at,
-        event_time,
-        valid_from,
-        valid_to,
-        last_accessed_at,
-        access_count,
-        review_after,
-        state,
-        supersedes,
-        version,
-        metadata,
-    ) = row
-    return MemoryRecord(
-        id=id_,
-        namespace=namespace,
-        agent_id=agent_id,
-        subject=subject,
-        session_id=session_id,
-        type=type_,
-        content=content,
-        content_hash=content_hash,
-        tags=json.loads(tags),
-        entities=json.loads(entities),
-        context=context,
-        importance=float(importance),
-        trust=Trust(trust),
-        source=source,
-        created_at=float(created_at),
-        updated_at=float(updated_at),
-        event_time=float(event_time),
-        valid_from=valid_from,
-        valid_to=valid_to,
-        last_accessed_at=last_accessed_at,
-        access_count=int(access_count),
-        review_after=review_after,
-        state=MemoryState(state),
-        supersedes=supersedes,
-        version=int(version),
-        metadata=json.loads(metadata),
-    )
-
-
-def _filter_sql(filters: Filters) -> tuple[str, list[Any]]:
-    """WHERE clause over alias `m` for the structured filters, with its parameters."""
-    clauses = ["m.namespace = ?", f"m.state IN ({', '.join('?' * len(filters.states))})"]
-    params: list[Any] = [filters.namespace, *(s.value for s in filters.states)]
-    if filters.types:
-        clauses.append(f"m.type IN ({', '.join('?' * len(filters.types))})")
-        params.extend(filters.types)
-    for tag in filters.tags:
-        clauses.append("EXISTS (SELECT 1 FROM memory_tags t WHERE t.seq = m.seq AND t.tag = ?)")
-        params.append(tag)
-    for entity in filters.entities:
-        clauses.append("EXISTS (SELECT 1 FROM memory_entities e WHERE e.seq = m.seq AND e.entity = ?)")
-        params.append(entity.casefold())
-    if filters.agent_id:
-        clauses.append("m.agent_id = ?")
-        params.append(filters.agent_id)
-    if filters.session_id:
-        clauses.append("m.session_id = ?")
-        params.append(filters.session_id)
-    if filters.since is not None:
-        clauses.append("m.event_time >= ?")
-        params.append(filters.since)
-    if filters.until is not None:
-        clauses.append("m.event_time < ?")
-        params.append(filters.until)
-    if filters.trusts:
-        clauses.append(f"m.trust IN ({', '.join('?' * len(filters.trusts))})")
-        params.extend(t.value for t in filters.trusts)
-    return " AND ".join(clauses), params

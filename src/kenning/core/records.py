@@ -67,6 +67,7 @@ class MemoryRecord:
     last_accessed_at: float | None = None
     access_count: int = 0
     review_after: float | None = None
+    pinned: bool = False  # never forgotten by maintenance
     state: MemoryState = MemoryState.ACTIVE
     supersedes: str | None = None
     version: int = 1

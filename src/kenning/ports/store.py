@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord
+from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord, MemoryState
 from kenning.ports.embedder import Vector
 
 
@@ -26,6 +26,16 @@ class DenseHits:
     mean: float
     std: float
     extra: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class StateChange:
+    """A state change (or deletion) maintenance decided on, valid only while the memory is unchanged."""
+
+    id: str
+    state: MemoryState
+    expected_version: int
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -153,6 +163,45 @@ class MemoryStore(Protocol):
     def count_actions(self, namespace: str, actor: str, actions: Sequence[str], since: float) -> int:
         """How many of these audit actions this actor took since `since`."""
         ...
+
+    def audit_entries(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEntry]:
+        """Audit entries of these memories with these actions, oldest first."""
+        ...
+
+    def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
+        """Every memory of the namespace in these states, in write order."""
+        ...
+
+    def namespaces(self) -> list[str]: ...
+
+    def vectors_of(self, model: str, memory_ids: Sequence[str]) -> dict[str, Vector]: ...
+
+    def conflicts_of(self, memory_ids: Sequence[str]) -> list[Conflict]:
+        """Conflicts, open or resolved, that involve any of these memories."""
+        ...
+
+    def change_states(self, changes: Sequence[StateChange], at: float, actor: str, action: str) -> list[str]:
+        """Apply state changes in one transaction, each with an audit entry; a memory whose version moved
+        on since it was read is skipped. Returns the ids changed."""
+        ...
+
+    def delete_many(self, deletions: Sequence[StateChange], at: float, actor: str, action: str) -> list[str]:
+        """Delete memories in one transaction, each with an audit entry; skips any that changed."""
+        ...
+
+    def save_run(self, namespace: str, started_at: float, finished_at: float, report: dict[str, Any]) -> int:
+        """Keep a maintenance report; returns its id."""
+        ...
+
+    def runs(self, namespace: str, limit: int) -> list[dict[str, Any]]:
+        """Kept maintenance reports, newest first."""
+        ...
+
+    def acquire_lease(self, name: str, holder: str, now: float, ttl_s: float) -> str | None:
+        """Take the named lease for `ttl_s` seconds; returns None when taken, else the current holder."""
+        ...
+
+    def release_lease(self, name: str, holder: str) -> None: ...
 
     def stats(self, embedder_model: str | None, namespace: str | None = None) -> StoreStats: ...
 
