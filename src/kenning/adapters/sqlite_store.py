@@ -754,12 +754,17 @@ class SqliteStore:
             missing = total - vectors.get(embedder_model, 0)
             if missing:
                 health.append(f"{missing} memories have no vector from {embedder_model}")
-        size = 0
+        size = used = 0
         if str(self.path) != ":memory:" and namespace is None:
             for suffix in ("", "-wal"):
                 candidate = Path(str(self.path) + suffix)
                 if candidate.exists():
                     size += candidate.stat().st_size
+            pages, free, page_size = (
+                int(self._read(f"PRAGMA {name}")[0][0])
+                for name in ("page_count", "freelist_count", "page_size")
+            )
+            used = (pages - free) * page_size
         return StoreStats(
             schema_version=self.schema_version,
             total=total,
@@ -774,6 +779,7 @@ class SqliteStore:
             audit_entries=int(self._read(f"SELECT count(*) FROM audit{where}", params)[0][0]),
             location=str(self.path),
             size_bytes=size,
+            used_bytes=used,
             health=health,
         )
 

@@ -50,7 +50,8 @@ class StoreStats:
     trigram_index_rows: int
     audit_entries: int
     location: str
-    size_bytes: int
+    size_bytes: int  # the file, with its write-ahead log
+    used_bytes: int = 0  # pages in use: what deletions free, although the file keeps its size
     health: list[str] = field(default_factory=list)
 
 

@@ -6,9 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kenning.core.conflict import ConflictThresholds, thresholds_for
+from kenning.core.decay import DecayPolicy
 from kenning.core.entities import AliasDictionary
+from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import Clock
 from kenning.ports.store import MemoryStore
+from kenning.ports.summarizer import Summarizer
 from kenning.services.embedding import EmbeddingGate
 
 
@@ -37,6 +40,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "conversation": 0.8,
     "graph": 0.5,
     "lifecycle": 1.0,
+    "strength": 0.5,
 }
 
 
@@ -76,6 +80,18 @@ class ConflictPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class Lifecycle:
+    """How memory fades and what maintenance may do about it (SPEC §7)."""
+
+    decay: DecayPolicy = field(default_factory=DecayPolicy)
+    forgetting: ForgettingPolicy = field(default_factory=ForgettingPolicy)
+    consolidate_below: float = 0.2  # related (not duplicate) memories are summarised only when this weak
+    episode_days: float = 30.0  # episodes idle this long are summarised per session into knowledge
+    summary_max_chars: int = 1200
+    interval_hours: float = 12.0  # background maintenance in a long-running server; 0 switches it off
+
+
+@dataclass(frozen=True, slots=True)
 class Deps:
     store: MemoryStore
     embeddings: EmbeddingGate
@@ -85,3 +101,5 @@ class Deps:
     conflicts: ConflictPolicy = field(default_factory=ConflictPolicy)
     screening: str = "quarantine"  # what a write that looks like an instruction becomes: quarantine | flag
     quotas: Quotas = field(default_factory=Quotas)
+    lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    summarizer: Summarizer | None = None  # optional: writes better summaries; extractive ones otherwise

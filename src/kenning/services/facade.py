@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
+from kenning.core.insights import Insight
 from kenning.core.query import RecallResult
 from kenning.core.records import Conflict, Edge, MemoryRecord
 from kenning.core.validation import MemoryDraft
 from kenning.services import consistency, records
 from kenning.services import status as status_service
+from kenning.services.beliefs import BeliefView, list_beliefs
 from kenning.services.deps import Caller, Deps
+from kenning.services.insights import KINDS, insights
+from kenning.services.lifecycle import MaintenanceReport, MaintenanceRequest, maintain
 from kenning.services.recall import RecallRequest, recall
 from kenning.services.remember import RememberOutcome, remember, remember_many
 
@@ -109,6 +114,18 @@ class Kenning:
             offset=offset,
             token_budget=token_budget,
         )
+
+    def maintain(self, caller: Caller, request: MaintenanceRequest) -> MaintenanceReport:
+        return maintain(self.deps, caller, request)
+
+    def maintenance_runs(self, caller: Caller, limit: int = 5) -> list[dict[str, Any]]:
+        return self.deps.store.runs(caller.namespace, limit)
+
+    def beliefs(self, caller: Caller, *, min_confidence: float = 0.35, limit: int = 20) -> list[BeliefView]:
+        return list_beliefs(self.deps, caller, min_confidence=min_confidence, limit=limit)
+
+    def insights(self, caller: Caller, *, kinds: Sequence[str] = KINDS, limit: int = 20) -> list[Insight]:
+        return insights(self.deps, caller, kinds=kinds, limit=limit)
 
     def status(self, caller: Caller, *, load_embedder: bool = True) -> status_service.StatusReport:
         report = status_service.status(self.deps, caller, load_embedder=load_embedder)

@@ -363,7 +363,7 @@ def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: Memory
             namespace=caller.namespace,
             action="reinforce",
             memory_id=existing.id,
-            detail={"revived": revived, "access_count": updated.access_count},
+            detail={"revived": revived, "access_count": updated.access_count, "trust": draft.trust},
         )
         try:
             deps.store.replace(

@@ -1,0 +1,558 @@
+"""maintain: one lifecycle run over a namespace: consolidate, summarise old episodes, forget, find insights.
+
+A run first plans everything from one read of the namespace, then (unless it is a dry run) applies the
+plan. A dry run writes nothing at all, not even its report. A real run holds a lease so two maintainers
+never work on one namespace at once, applies each step in its own transaction, skips any memory that
+changed since it was read, and keeps its report for `status`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kenning.core import insights as insight_rules
+from kenning.core import limits
+from kenning.core.conflict import judge
+from kenning.core.consolidation import centrality_order, extractive_summary, group, similar_pairs
+from kenning.core.decay import idle_days, strength
+from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, KenningError
+from kenning.core.forgetting import Decision, MemoryVitals, check_policy, decide
+from kenning.core.ids import new_ulid
+from kenning.core.ontology import base_type
+from kenning.core.records import (
+    TRUST_WEIGHT,
+    AuditEntry,
+    Edge,
+    EdgeType,
+    MemoryRecord,
+    MemoryState,
+)
+from kenning.core.text import content_hash
+from kenning.ports.store import StateChange, StoredVector
+from kenning.services.deps import Caller, Deps
+
+logger = logging.getLogger(__name__)
+
+STEPS = ("consolidate", "episodes", "forget", "insights")
+ACTOR = "kenning-maintenance"
+_LEASE_TTL_S = 900.0
+# Never consolidated: verbatim records of what happened, and what maintenance itself wrote.
+_NOT_CONSOLIDATED = ("episode", "summary", "topic")
+_GROUP_MAX = 20
+_REPORTED_ACTIONS = 500  # per-memory lines kept in a report; counts always cover everything
+
+
+@dataclass(slots=True)
+class MaintenanceRequest:
+    dry_run: bool = True
+    policy: str | None = None  # keep | archive | delete; None: the configured one
+    steps: Sequence[str] = STEPS
+
+
+@dataclass(slots=True)
+class PlannedSummary:
+    kind: str  # duplicates | related | compress | episodes
+    sources: list[str]
+    content: str
+    method: str  # extractive | summarizer model id | merge (the strongest source absorbs the others)
+    survivor: str | None = None
+    id: str | None = None
+
+
+@dataclass(slots=True)
+class MaintenanceReport:
+    namespace: str
+    dry_run: bool
+    policy: str
+    steps: list[str]
+    started_at: float
+    seconds: float = 0.0
+    scanned: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    kept: dict[str, int] = field(default_factory=dict)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[dict[str, Any]] = field(default_factory=list)
+    insights: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    used_bytes_before: int = 0  # pages of the store file in use (the file itself only shrinks by VACUUM)
+    used_bytes_after: int = 0
+    active_after: int = 0
+    run_id: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_steps(steps: Sequence[str]) -> list[str]:
+    if isinstance(steps, str):
+        raise InvalidInput("steps", "must be a list of step names")
+    unknown = [s for s in steps if s not in STEPS]
+    if unknown:
+        raise InvalidInput("steps", f"unknown step {unknown[0]!r}; valid steps: {', '.join(STEPS)}")
+    if not steps:
+        raise InvalidInput("steps", f"must name at least one of: {', '.join(STEPS)}")
+    return [s for s in STEPS if s in steps]
+
+
+def maintain(deps: Deps, caller: Caller, request: MaintenanceRequest) -> MaintenanceReport:
+    policy = check_policy(request.policy or deps.lifecycle.forgetting.policy)
+    steps = check_steps(request.steps)
+    started = deps.clock.now()
+    began = time.perf_counter()
+    report = MaintenanceReport(
+        namespace=caller.namespace, dry_run=request.dry_run, policy=policy, steps=steps, started_at=started
+    )
+    report.used_bytes_before = deps.store.stats(None).used_bytes
+    holder = f"{caller.agent_id}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    lease = f"maintenance:{caller.namespace}"
+    if not request.dry_run:
+        current = deps.store.acquire_lease(lease, holder, started, _LEASE_TTL_S)
+        if current is not None:
+            raise ConflictError(
+                f"maintenance is already running on namespace {caller.namespace!r} (held by {current}); "
+                "try again when it has finished",
+                holder=current,
+            )
+    try:
+        plan = _Plan(deps, caller, policy, started, report)
+        plan.build(steps)
+        if not request.dry_run:
+            plan.apply()
+        report.seconds = round(time.perf_counter() - began, 3)
+        report.used_bytes_after = deps.store.stats(None).used_bytes
+        report.active_after = deps.store.stats(None, caller.namespace).by_state.get(
+            MemoryState.ACTIVE.value, 0
+        )
+        if not request.dry_run:
+            report.run_id = deps.store.save_run(
+                caller.namespace, started, deps.clock.now(), _kept_form(report.as_dict())
+            )
+    finally:
+        if not request.dry_run:
+            try:
+                deps.store.release_lease(lease, holder)
+            except KenningError as exc:  # the lease expires by itself; the run's work is done
+                logger.warning("maintenance lease not released: %s", exc)
+    return report
+
+
+def _kept_form(report: dict[str, Any]) -> dict[str, Any]:
+    """What a kept report holds: everything but the long per-memory lists, which the caller got."""
+    kept = {k: v for k, v in report.items() if k not in ("actions", "summaries", "insights")}
+    kept["summaries"] = len(report["summaries"])
+    kept["insights"] = len(report["insights"])
+    return kept
+
+
+class _Plan:
+    def __init__(
+        self, deps: Deps, caller: Caller, policy: str, now: float, report: MaintenanceReport
+    ) -> None:
+        self.deps = deps
+        self.caller = caller
+        self.policy = policy
+        self.now = now
+        self.report = report
+        self.records = {r.id: r for r in deps.store.scan(caller.namespace, [MemoryState.ACTIVE])}
+        report.scanned = len(self.records)
+        life = deps.lifecycle
+        self.strength = {
+            r.id: strength(
+                life.decay,
+                base_type=base_type(r.type),
+                importance=r.importance,
+                idle_days=idle_days(now, r.created_at, r.last_accessed_at),
+                recall_count=r.access_count,
+            )
+            for r in self.records.values()
+        }
+        self.summaries: list[PlannedSummary] = []
+        self.supersede: dict[str, str] = {}  # source -> why
+        self.decisions: list[Decision] = []
+        self.model: str | None = None
+        self.vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self.edges = deps.store.edges_of(list(self.records)) if self.records else []
+
+    # -- planning ---------------------------------------------------------------------------------
+
+    def build(self, steps: Sequence[str]) -> None:
+        if self.records and ({"consolidate", "episodes", "forget"} & set(steps)):
+            self._load_vectors()
+        if "consolidate" in steps:
+            self._plan_consolidation()
+        if "episodes" in steps:
+            self._plan_episodes()
+        if "forget" in steps:
+            self._plan_forgetting()
+        if "insights" in steps:
+            items = [
+                insight_rules.Tagged(id=r.id, tags=r.tags, at=r.created_at)
+                for r in self.records.values()
+                if r.tags
+            ]
+            self.report.insights = [asdict(card) for card in insight_rules.insights(items, self.now)]
+        self._summarise_report()
+
+    def _load_vectors(self) -> None:
+        try:
+            self.model = self.deps.embeddings.model_id()
+        except KenningError as exc:
+            self.model = None
+            self.report.notes.append(f"embedder unavailable: {exc.message}")
+        if self.model is None:
+            self.report.notes.append(
+                "keyword_only: no vectors, so no memories were grouped; forgetting ran without compression"
+            )
+            return
+        found = self.deps.store.vectors_of(self.model, list(self.records))
+        for memory_id, vector in found.items():
+            norm = float(np.linalg.norm(vector))
+            if norm > 0:
+                self.vectors[memory_id] = (vector / norm).astype(np.float32)
+
+    def _protected(self, record: MemoryRecord) -> bool:
+        rules = self.deps.lifecycle.forgetting
+        recent = idle_days(self.now, record.created_at, record.last_accessed_at) < rules.recent_days
+        return record.pinned or record.importance >= rules.keep_importance or recent
+
+    def _groups(self, ids: list[str], threshold: float) -> list[list[str]]:
+        ids = [i for i in ids if i in self.vectors]
+        if len(ids) < 2 or self.model is None:
+            return []
+        matrix = np.stack([self.vectors[i] for i in ids])
+        limits = self.deps.conflicts.thresholds_for(self.model)
+        texts = [self.records[i].content for i in ids]
+
+        def compatible(a: int, b: int) -> bool:
+            cosine = float(matrix[a] @ matrix[b])
+            return judge(texts[a], texts[b], cosine, limits).verdict != "conflict"
+
+        found = group(
+            similar_pairs(matrix, threshold),
+            [self.strength[i] for i in ids],
+            compatible=compatible,
+            max_size=_GROUP_MAX,
+        )
+        return [[ids[i] for i in members] for members in found]
+
+    def _plan_consolidation(self) -> None:
+        if self.model is None:
+            return
+        limits = self.deps.conflicts.thresholds_for(self.model)
+        weak = self.deps.lifecycle.consolidate_below
+        candidates = [
+            r.id
+            for r in self.records.values()
+            if base_type(r.type) not in _NOT_CONSOLIDATED and not self._protected(r)
+        ]
+        for members in self._groups(candidates, min(limits.duplicate, limits.related)):
+            matrix = np.stack([self.vectors[i] for i in members])
+            closest = float((matrix @ matrix.T).min())
+            if closest >= limits.duplicate:
+                self._summarise("duplicates", members, matrix)
+            elif all(self.strength[i] < weak for i in members):
+                self._summarise("related", members, matrix)
+
+    def _plan_episodes(self) -> None:
+        days = self.deps.lifecycle.episode_days
+        summarised = {e.dst for e in self.edges if e.type is EdgeType.DERIVED_FROM}
+        sessions: dict[str, list[MemoryRecord]] = {}
+        for record in self.records.values():
+            if base_type(record.type) != "episode" or record.id in summarised:
+                continue
+            if idle_days(self.now, record.created_at, record.last_accessed_at) < days:
+                continue
+            day = time.strftime("%Y-%m-%d", time.gmtime(record.event_time))
+            key = record.session_id or f"{record.agent_id}@{day}"
+            sessions.setdefault(key, []).append(record)
+        for key in sorted(sessions):
+            turns = sorted(sessions[key], key=lambda r: (r.event_time, r.id))
+            if len(turns) < 2:
+                continue
+            ids = [t.id for t in turns]
+            with_vectors = [i for i in ids if i in self.vectors]
+            matrix = (
+                np.stack([self.vectors[i] for i in with_vectors]) if len(with_vectors) == len(ids) else None
+            )
+            first = time.strftime("%Y-%m-%d", time.gmtime(turns[0].event_time))
+            last = time.strftime("%Y-%m-%d", time.gmtime(turns[-1].event_time))
+            span = first if first == last else f"{first} to {last}"
+            self._summarise("episodes", ids, matrix, heading=f"Session {key} ({span}, {len(ids)} entries):")
+
+    def _plan_forgetting(self) -> None:
+        rules = replace(self.deps.lifecycle.forgetting, policy=self.policy)
+        neighbours: dict[str, list[float]] = {}
+        for edge in self.edges:
+            if edge.type in (EdgeType.SUPERSEDES, EdgeType.CONTRADICTS):
+                continue
+            for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                if there in self.strength:
+                    neighbours.setdefault(here, []).append(self.strength[there])
+        compress: list[str] = []
+        # Memories grouped in this run are settled by their group; the next run judges the survivors.
+        consolidated = {s for planned in self.summaries for s in (*planned.sources, planned.survivor) if s}
+        for record in self.records.values():
+            if record.id in consolidated:
+                continue
+            decision = decide(
+                rules,
+                MemoryVitals(
+                    id=record.id,
+                    strength=self.strength[record.id],
+                    idle_days=idle_days(self.now, record.created_at, record.last_accessed_at),
+                    importance=record.importance,
+                    pinned=record.pinned,
+                    ever_accessed=record.access_count > 0,
+                    neighbour_strengths=neighbours.get(record.id, ()),
+                ),
+            )
+            if decision.action == "compress":
+                compress.append(record.id)
+            else:
+                self.decisions.append(decision)
+        grouped: set[str] = set()
+        if compress and self.model is not None:
+            limits = self.deps.conflicts.thresholds_for(self.model)
+            for members in self._groups(compress, limits.related):
+                self._summarise("compress", members, np.stack([self.vectors[i] for i in members]))
+                grouped.update(members)
+        for memory_id in compress:
+            if memory_id in grouped:
+                continue
+            self.decisions.append(
+                Decision(
+                    id=memory_id,
+                    action="archive",
+                    reason="cold and weak; nothing similar to compress it with, so it is archived",
+                    strength=round(self.strength[memory_id], 6),
+                )
+            )
+
+    def _summarise(
+        self,
+        kind: str,
+        members: list[str],
+        matrix: npt.NDArray[np.float32] | None,
+        heading: str = "",
+    ) -> None:
+        texts = [self.records[i].content for i in members]
+        order = centrality_order(matrix) if matrix is not None else list(range(len(members)))
+        limit = self.deps.lifecycle.summary_max_chars
+        body = extractive_summary(texts, order, limit - len(heading) - 1)
+        content = f"{heading} {body}" if heading else body
+        method = "extractive"
+        survivor = None
+        if kind == "duplicates" and content.strip() == texts[order[0]].strip():
+            # The others add nothing the most central one does not say: it absorbs them.
+            survivor, method = members[order[0]], "merge"
+        self.summaries.append(
+            PlannedSummary(
+                kind=kind,
+                sources=[i for i in members if i != survivor],
+                content=content,
+                method=method,
+                survivor=survivor,
+            )
+        )
+
+    def _summarise_report(self) -> None:
+        report = self.report
+        counts: dict[str, int] = {}
+        for decision in self.decisions:
+            if decision.action == "keep":
+                reason = decision.reason.split(" (")[0].split(":")[0]
+                report.kept[reason] = report.kept.get(reason, 0) + 1
+                continue
+            counts[decision.action] = counts.get(decision.action, 0) + 1
+            if len(report.actions) < _REPORTED_ACTIONS:
+                report.actions.append(asdict(decision))
+        for planned in self.summaries:
+            key = "merged" if planned.survivor else f"summarised_{planned.kind}"
+            counts[key] = counts.get(key, 0) + len(planned.sources)
+            action = "supersede" if planned.kind in ("duplicates", "related") else "derive"
+            if planned.kind == "compress":
+                counts["compress"] = counts.get("compress", 0) + len(planned.sources)
+            size = len(planned.sources) + bool(planned.survivor)
+            for source in planned.sources:
+                if len(report.actions) < _REPORTED_ACTIONS:
+                    report.actions.append(
+                        {
+                            "id": source,
+                            "action": "compress" if planned.kind == "compress" else action,
+                            "reason": f"{planned.kind} group of {size}",
+                            "strength": round(self.strength[source], 6),
+                        }
+                    )
+        counts["summaries"] = sum(1 for p in self.summaries if not p.survivor)
+        report.counts = dict(sorted(counts.items()))
+        report.summaries = [
+            {
+                "kind": p.kind,
+                "sources": p.sources,
+                "survivor": p.survivor,
+                "method": p.method,
+                "content": p.content,
+            }
+            for p in self.summaries
+        ]
+        if len(self.decisions) + sum(len(p.sources) for p in self.summaries) > _REPORTED_ACTIONS:
+            report.notes.append(
+                f"per-memory actions listed for the first {_REPORTED_ACTIONS}; counts cover all"
+            )
+
+    # -- applying ---------------------------------------------------------------------------------
+
+    def apply(self) -> None:
+        for planned in self.summaries:
+            try:
+                self._apply_summary(planned)
+            except (BackendUnavailable, ConflictError) as exc:
+                self.report.skipped.append(f"{planned.kind} group of {len(planned.sources)}: {exc.message}")
+        store, now = self.deps.store, self.deps.clock.now()
+        archive = [
+            StateChange(d.id, MemoryState.ARCHIVED, self.records[d.id].version, {"reason": d.reason})
+            for d in self.decisions
+            if d.action == "archive"
+        ]
+        done = store.change_states(archive, now, ACTOR, "maintenance_archive")
+        self._note_skipped(archive, done)
+        deletions = [
+            StateChange(d.id, MemoryState.ARCHIVED, self.records[d.id].version, {"reason": d.reason})
+            for d in self.decisions
+            if d.action == "delete"
+        ]
+        removed = store.delete_many(deletions, now, ACTOR, "maintenance_delete")
+        self._note_skipped(deletions, removed)
+
+    def _note_skipped(self, wanted: Sequence[StateChange], done: Sequence[str]) -> None:
+        missed = len(wanted) - len(done)
+        if missed:
+            self.report.skipped.append(f"{missed} memories changed during the run and were left as they are")
+
+    def _apply_summary(self, planned: PlannedSummary) -> None:
+        store, now = self.deps.store, self.deps.clock.now()
+        sources = [self.records[i] for i in planned.sources]
+        if planned.survivor is None:
+            planned.content, planned.method = self._better_summary(planned)
+            record = self._summary_record(planned, sources, now)
+            vectors: list[StoredVector] = []
+            embedded = self.deps.embeddings.passages([record.content])
+            if embedded is not None:
+                vectors.append(StoredVector(embedded[0], embedded[1][0]))
+            edges = [Edge(record.id, s.id, EdgeType.DERIVED_FROM, 1.0, now) for s in sources]
+            audit = AuditEntry(
+                now,
+                ACTOR,
+                record.namespace,
+                "maintenance_summary",
+                record.id,
+                {"kind": planned.kind, "sources": planned.sources, "method": planned.method},
+            )
+            store.insert(record, vectors, audit, edges)
+            planned.id = record.id
+        else:
+            planned.id = planned.survivor
+            self._absorb(planned.survivor, sources, now)
+        self.report.summaries[self.summaries.index(planned)]["id"] = planned.id
+        if planned.kind == "episodes":
+            return  # the turns stay, verbatim; the summary is what older questions will find first
+        state = MemoryState.ARCHIVED if planned.kind == "compress" else MemoryState.SUPERSEDED
+        changes = [
+            StateChange(
+                s.id, state, s.version, {"by": planned.id, "reason": f"consolidated ({planned.kind})"}
+            )
+            for s in sources
+        ]
+        action = "maintenance_compress" if planned.kind == "compress" else "maintenance_consolidate"
+        done = store.change_states(changes, now, ACTOR, action)
+        self._note_skipped(changes, done)
+        link = EdgeType.DERIVED_FROM if planned.kind == "compress" else EdgeType.SUPERSEDES
+        for source_id in done:
+            store.add_edge(
+                Edge(planned.id, source_id, link, 1.0, now),
+                AuditEntry(
+                    now, ACTOR, self.caller.namespace, "link", planned.id, {"to": source_id, "type": link}
+                ),
+            )
+
+    def _absorb(self, survivor_id: str, sources: list[MemoryRecord], now: float) -> None:
+        """The surviving duplicate takes on the others' labels and use, as a repeated write would."""
+        survivor = self.records[survivor_id]
+        tags, entities = list(survivor.tags), list(survivor.entities)
+        for source in sources:
+            tags.extend(t for t in source.tags if t not in tags)
+            entities.extend(e for e in source.entities if e not in entities)
+        merged = replace(
+            survivor,
+            tags=tags[: limits.TAGS_MAX],
+            entities=entities[: limits.ENTITIES_MAX],
+            importance=max([survivor.importance, *(s.importance for s in sources)]),
+            access_count=survivor.access_count + sum(s.access_count for s in sources),
+            updated_at=now,
+            version=survivor.version + 1,
+        )
+        audit = AuditEntry(
+            now,
+            ACTOR,
+            survivor.namespace,
+            "maintenance_merge",
+            survivor.id,
+            {"absorbed": [s.id for s in sources]},
+        )
+        self.deps.store.replace(
+            merged, expected_version=survivor.version, revector=False, vectors=(), audit=audit
+        )
+
+    def _better_summary(self, planned: PlannedSummary) -> tuple[str, str]:
+        """The summarizer's text if one is configured and answers; otherwise the extractive one."""
+        summarizer = self.deps.summarizer
+        if summarizer is None:
+            return planned.content, planned.method
+        texts = [self.records[i].content for i in planned.sources]
+        try:
+            text = summarizer.summarize(texts, self.deps.lifecycle.summary_max_chars).strip()
+        except KenningError as exc:
+            self.report.notes.append(f"summarizer failed, extractive summary kept: {exc.message}")
+            return planned.content, planned.method
+        if not text:
+            self.report.notes.append("summarizer returned nothing, extractive summary kept")
+            return planned.content, planned.method
+        return text[: self.deps.lifecycle.summary_max_chars], summarizer.model_id
+
+    def _summary_record(
+        self, planned: PlannedSummary, sources: list[MemoryRecord], now: float
+    ) -> MemoryRecord:
+        tags: list[str] = []
+        entities: list[str] = []
+        for source in sources:
+            tags.extend(t for t in source.tags if t not in tags)
+            entities.extend(e for e in source.entities if e not in entities)
+        lowest = min(sources, key=lambda s: TRUST_WEIGHT[s.trust]).trust
+        return MemoryRecord(
+            id=new_ulid(int(now * 1000)),
+            namespace=self.caller.namespace,
+            content=planned.content,
+            content_hash=content_hash(planned.content),
+            type="summary",
+            agent_id=ACTOR,
+            created_at=now,
+            updated_at=now,
+            event_time=max(s.event_time for s in sources),
+            subject=sources[0].subject if len({s.subject for s in sources}) == 1 else None,
+            tags=tags[: limits.TAGS_MAX],
+            entities=entities[: limits.ENTITIES_MAX],
+            importance=max(s.importance for s in sources),
+            trust=lowest,
+            source=f"maintenance: {planned.kind} summary of {len(sources)} memories",
+            metadata={"summary_of": planned.kind, "sources": len(sources), "method": planned.method},
+        )
