@@ -133,6 +133,73 @@ class QuotaSettings(_Section):
     )
 
 
+class LifecycleSettings(_Section):
+    policy: Literal["keep", "archive", "delete"] = Field(
+        default="archive",
+        description="What maintenance does to cold memories: keep them, archive them (recoverable), or "
+        "delete the weakest. Deletion happens only under `delete`.",
+    )
+    interval_hours: float = Field(
+        default=12.0,
+        ge=0,
+        le=24 * 366,
+        description="Background maintenance in a running server, every this many hours (0: off; "
+        "use `kenning maintain` from cron instead).",
+    )
+    rates: dict[str, float] = Field(
+        default_factory=dict,
+        description='Forgetting rates per day by base type, e.g. {"fact": 0.16, "error": 0.35}.',
+    )
+    importance_damping: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="How much importance slows forgetting: rate x (1 - d x importance).",
+    )
+    recall_bonus: float = Field(default=0.2, ge=0, le=10, description="Strength gained per recall or repeat.")
+    cold_strength: float = Field(
+        default=0.1, gt=0, le=1, description="Below this strength a memory may be cold."
+    )
+    cold_idle_days: float = Field(
+        default=90, ge=1, le=36_500, description="...and only when unused for this many days."
+    )
+    keep_importance: float = Field(
+        default=0.8, ge=0, le=1, description="Memories at least this important are never forgotten."
+    )
+    recent_days: float = Field(
+        default=30, ge=0, le=36_500, description="Memories used this recently are never forgotten."
+    )
+    consolidate_below: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="Related (not duplicate) memories are summarised only when weaker.",
+    )
+    episode_days: float = Field(
+        default=30, ge=1, le=36_500, description="Episodes unused this long are summarised per session."
+    )
+    summarizer_url: str | None = Field(
+        default=None,
+        description="Optional OpenAI-compatible /v1 base URL whose chat model writes summaries; "
+        "extractive summaries otherwise, and whenever it fails.",
+    )
+    summarizer_model: str = Field(default="llama3.2", description="Chat model name for summaries.")
+    summarizer_api_key: SecretStr | None = Field(default=None, description="Bearer token for the summarizer.")
+
+    @field_validator("rates")
+    @classmethod
+    def _known_types(cls, value: dict[str, float]) -> dict[str, float]:
+        from kenning.core.ontology import BASE_TYPES
+
+        unknown = sorted(set(value) - set(BASE_TYPES))
+        if unknown:
+            raise ValueError(f"unknown base type(s) {', '.join(unknown)}; known: {', '.join(BASE_TYPES)}")
+        bad = sorted(name for name, rate in value.items() if not 0 < rate <= 10)
+        if bad:
+            raise ValueError(f"rate(s) for {', '.join(bad)} must be above 0 and at most 10 per day")
+        return value
+
+
 class ServerSettings(_Section):
     namespace: str = Field(default="default", description="Namespace used when a caller names none.")
     agent_id: str = Field(default="agent", description="Writer id recorded when a caller names none.")
@@ -165,6 +232,7 @@ class Settings(BaseSettings):
     consistency: ConsistencySettings = ConsistencySettings()
     security: SecuritySettings = SecuritySettings()
     quotas: QuotaSettings = QuotaSettings()
+    lifecycle: LifecycleSettings = LifecycleSettings()
     server: ServerSettings = ServerSettings()
 
     @classmethod

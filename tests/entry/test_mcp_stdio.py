@@ -48,6 +48,9 @@ async def test_tools_are_listed_with_schemas_annotations_and_instructions(client
         "link",
         "explore_graph",
         "review",
+        "consolidate",
+        "insights",
+        "beliefs",
     }
     for tool in tools.values():
         assert tool.description and len(tool.description) > 40
@@ -58,6 +61,7 @@ async def test_tools_are_listed_with_schemas_annotations_and_instructions(client
         assert tool.output_schema is not None and tool.output_schema.get("type") == "object"
     assert tools["recall"].annotations.read_only_hint is True  # type: ignore[union-attr]
     assert tools["forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
+    assert tools["consolidate"].input_schema["properties"]["dry_run"]["default"] is True
     assert "content" in tools["remember"].input_schema["required"]
     templates = (await client.list_resource_templates()).resource_templates
     assert [t.uri_template for t in templates] == ["kenning://memory/{memory_id}"]

@@ -7,6 +7,7 @@ import pytest
 from conftest import CALLER, OTHER
 from fakes import ManualClock
 from kenning.core.errors import InvalidInput
+from kenning.core.query import RecallHit
 from kenning.core.validation import MemoryDraft
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
@@ -95,10 +96,15 @@ def test_recall_counts_access_after_ranking_and_read_only_recall_does_not(filled
     before = filled.recall(CALLER, RecallRequest(query="Redis session", touch=False))
     top = before.hits[0].record
     assert top.access_count == 0
-    filled.recall(CALLER, RecallRequest(query="Redis session"))
+    touching = filled.recall(CALLER, RecallRequest(query="Redis session"))
+    # The access this recall records cannot reorder its own answer...
+    assert [h.record.id for h in touching.hits] == [h.record.id for h in before.hits]
     assert filled.get(CALLER, top.id).access_count == 1
+    # ...but it strengthens what it returned, for later recalls (reinforced by use).
     again = filled.recall(CALLER, RecallRequest(query="Redis session", touch=False))
-    assert [h.record.id for h in again.hits] == [h.record.id for h in before.hits]
+    strength = {h.record.id: _channel(h, "strength") for h in again.hits}
+    earlier = {h.record.id: _channel(h, "strength") for h in before.hits}
+    assert strength[top.id] > earlier[top.id]
 
 
 def test_archived_memories_are_hidden_unless_asked_for(filled: Kenning) -> None:
@@ -148,3 +154,7 @@ def test_recall_can_require_a_minimum_trust(app: Kenning) -> None:
     with pytest.raises(InvalidInput) as info:
         app.recall(CALLER, RecallRequest(query="build server", min_trust="gossip"))
     assert info.value.field == "trust"
+
+
+def _channel(hit: RecallHit, name: str) -> float:
+    return next(c.score for c in hit.channels if c.channel == name)

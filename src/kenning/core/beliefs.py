@@ -7,7 +7,7 @@ Prior art (mcp-memory-service):
 A belief is surfaced at confidence >= 0.35 with at least two independent supporting observations.
 Provenance floor (ours): decay never takes an observation below a tenth of its weight, so what a
 user once stated still counts a little after months, while a fresh contradiction still wins.
-Independent means another writer, or the same writer on another day.
+Independent means another writer, or the same writer at least a day later.
 """
 
 from __future__ import annotations
@@ -74,6 +74,17 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
+def _independent(supporting: Sequence[Observation]) -> int:
+    """Another writer, or the same writer at least a day after its last counted observation."""
+    last: dict[str, float] = {}
+    count = 0
+    for item in sorted(supporting, key=lambda o: o.at):
+        if item.actor not in last or item.at - last[item.actor] >= DAY:
+            last[item.actor] = item.at
+            count += 1
+    return count
+
+
 def weight(observation: Observation, now: float) -> float:
     age_days = max(0.0, (now - observation.at) / DAY)
     decay = max(PROVENANCE_FLOOR, math.exp(-age_days / DECAY_DAYS))
@@ -84,7 +95,7 @@ def assess(observations: Sequence[Observation], now: float) -> Belief:
     support = sum(weight(o, now) for o in observations if o.supports)
     against = sum(weight(o, now) for o in observations if not o.supports)
     confidence = _sigmoid(support - CONTRADICTION_WEIGHT * against)
-    independent = len({(o.actor, int(o.at // DAY)) for o in observations if o.supports})
+    independent = _independent([o for o in observations if o.supports])
     return Belief(
         confidence=round(confidence, 4),
         supporting=sum(1 for o in observations if o.supports),

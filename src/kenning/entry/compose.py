@@ -10,12 +10,23 @@ from pathlib import Path
 from kenning.adapters.alias_file import load_aliases
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.core.conflict import ConflictThresholds
+from kenning.core.decay import DEFAULT_RATES, DecayPolicy
+from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder
-from kenning.services.deps import DEFAULT_WEIGHTS, Caller, ConflictPolicy, Deps, Quotas, RetrievalParams
+from kenning.ports.summarizer import Summarizer
+from kenning.services.deps import (
+    DEFAULT_WEIGHTS,
+    Caller,
+    ConflictPolicy,
+    Deps,
+    Lifecycle,
+    Quotas,
+    RetrievalParams,
+)
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
-from kenning.settings import EmbeddingSettings, Settings
+from kenning.settings import EmbeddingSettings, LifecycleSettings, Settings
 
 
 def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | None:
@@ -77,6 +88,8 @@ def build_kenning(settings: Settings) -> Kenning:
     )
     return Kenning(
         Deps(
+            lifecycle=lifecycle_from(settings.lifecycle),
+            summarizer=summarizer_from(settings.lifecycle),
             store=store,
             embeddings=gate,
             clock=SystemClock(),
@@ -90,6 +103,37 @@ def build_kenning(settings: Settings) -> Kenning:
                 results_per_writer=settings.quotas.results_per_writer,
             ),
         )
+    )
+
+
+def lifecycle_from(settings: LifecycleSettings) -> Lifecycle:
+    return Lifecycle(
+        decay=DecayPolicy(
+            rates={**DEFAULT_RATES, **settings.rates},
+            importance_damping=settings.importance_damping,
+            recall_bonus=settings.recall_bonus,
+        ),
+        forgetting=ForgettingPolicy(
+            policy=settings.policy,
+            cold_strength=settings.cold_strength,
+            cold_idle_days=settings.cold_idle_days,
+            keep_importance=settings.keep_importance,
+            recent_days=settings.recent_days,
+        ),
+        consolidate_below=settings.consolidate_below,
+        episode_days=settings.episode_days,
+        interval_hours=settings.interval_hours,
+    )
+
+
+def summarizer_from(settings: LifecycleSettings) -> Summarizer | None:
+    if not settings.summarizer_url:
+        return None
+    from kenning.adapters.summarizers.openai_chat import OpenAIChatSummarizer
+
+    key = settings.summarizer_api_key.get_secret_value() if settings.summarizer_api_key else None
+    return OpenAIChatSummarizer(
+        base_url=settings.summarizer_url, model=settings.summarizer_model, api_key=key
     )
 
 

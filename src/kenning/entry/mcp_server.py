@@ -121,6 +121,9 @@ def build_server(
             str | None,
             Field(description="Id of a memory this one replaces; it becomes superseded (history kept)."),
         ] = None,
+        pinned: Annotated[
+            bool, Field(description="Never forget this memory, however old or unused.")
+        ] = False,
     ) -> schemas.RememberOut:
         """Store one durable memory (decision, preference, fact, fix...) for later recall by any agent.
 
@@ -142,6 +145,7 @@ def build_server(
                 session_id=session_id,
                 event_time=parse_time(event_time, "event_time"),
                 supersedes=supersedes,
+                pinned=pinned,
             )
             return schemas.remember_out(app.remember(caller(), draft))
 
@@ -248,6 +252,9 @@ def build_server(
             Literal["active", "archived", "deprecated"] | None,
             Field(description="Explicit state change, e.g. 'active' to bring back an archived memory."),
         ] = None,
+        pinned: Annotated[
+            bool | None, Field(description="true: never forgotten by maintenance; false: fades normally.")
+        ] = None,
     ) -> schemas.UpdateOut:
         """Change fields of a memory with optimistic concurrency: pass the `version` you read.
 
@@ -264,6 +271,7 @@ def build_server(
                 importance=importance,
                 event_time=parse_time(event_time, "event_time"),
                 state=state,
+                pinned=pinned,
             )
             return schemas.update_out(app.update(caller(), id, version, patch))
 
@@ -419,6 +427,74 @@ def build_server(
             return schemas.ReviewOut(id=id, decision=decision, state=kept.state.value if kept else None)
 
         return _call(run)
+
+    @server.tool(
+        name="consolidate",
+        title="Consolidate and forget",
+        annotations=_hints("Consolidate and forget", read_only=False, destructive=True, idempotent=False),
+    )
+    def consolidate(
+        dry_run: Annotated[
+            bool, Field(description="Default true: only report what would be done. false: do it.")
+        ] = True,
+        policy: Annotated[
+            Literal["keep", "archive", "delete"] | None,
+            Field(
+                description="For cold memories: keep, archive, or delete (default: the configured policy)."
+            ),
+        ] = None,
+        steps: Annotated[
+            list[Literal["consolidate", "episodes", "forget", "insights"]] | None,
+            Field(description="Only these steps (default all)."),
+        ] = None,
+    ) -> schemas.MaintenanceOut:
+        """Lifecycle maintenance: merge near-duplicates, summarise weak related memories and old episodes
+        (summaries link to their sources), archive (or delete) cold unused memories. Pinned, important and
+        recently used memories are never forgotten. A dry run (the default) changes nothing.
+        """
+        from kenning.services.lifecycle import STEPS, MaintenanceRequest
+
+        def run() -> schemas.MaintenanceOut:
+            request = MaintenanceRequest(dry_run=dry_run, policy=policy, steps=steps or STEPS)
+            return schemas.maintenance_out(app.maintain(caller(), request))
+
+        return _call(run)
+
+    @server.tool(
+        name="insights",
+        title="Insights",
+        annotations=_hints("Insights", read_only=True, destructive=False, idempotent=True),
+    )
+    def insights(
+        kinds: Annotated[
+            list[Literal["pattern", "trend", "gap"]] | None,
+            Field(
+                description="pattern: >= 5 memories sharing >= 3 tags; trend: a tag rising; gap: silent tag."
+            ),
+        ] = None,
+        limit: Annotated[int, Field(description="Most cards, 1-200.")] = 20,
+    ) -> schemas.InsightsOut:
+        """Insight cards over the namespace's tags, each with the ids of the memories behind it."""
+        from kenning.services.insights import KINDS
+
+        return _call(lambda: schemas.insights_out(app.insights(caller(), kinds=kinds or KINDS, limit=limit)))
+
+    @server.tool(
+        name="beliefs",
+        title="Beliefs",
+        annotations=_hints("Beliefs", read_only=True, destructive=False, idempotent=True),
+    )
+    def beliefs(
+        min_confidence: Annotated[
+            float, Field(description="Lowest confidence listed, 0-1 (default 0.35).")
+        ] = 0.35,
+        limit: Annotated[int, Field(description="Most beliefs, 1-200.")] = 20,
+    ) -> schemas.BeliefsOut:
+        """What the memory believes: statements made independently at least twice, with a confidence from
+        supporting and contradicting observations (contradictions weigh three times as much)."""
+        return _call(
+            lambda: schemas.beliefs_out(app.beliefs(caller(), min_confidence=min_confidence, limit=limit))
+        )
 
     @server.resource(
         "kenning://status",

@@ -6,10 +6,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from kenning.core.beliefs import Belief
+from kenning.core.insights import Insight
 from kenning.core.query import RecallResult
 from kenning.core.records import Conflict, Edge, MemoryRecord
 from kenning.core.validation import format_time
+from kenning.services.beliefs import BeliefView
 from kenning.services.consistency import Chain, Exploration, Resolution
+from kenning.services.lifecycle import MaintenanceReport
 from kenning.services.records import ForgetOutcome, UpdateOutcome
 from kenning.services.remember import RememberOutcome
 from kenning.services.status import StatusReport
@@ -43,6 +47,7 @@ class MemoryOut(BaseModel):
     last_accessed_at: str | None = None
     access_count: int
     supersedes: str | None = None
+    pinned: bool = Field(default=False, description="Pinned memories are never forgotten by maintenance.")
     version: int
     metadata: dict[str, Any] = Field(default_factory=dict)
     history: list[str] = Field(
@@ -59,11 +64,67 @@ class ChannelScore(BaseModel):
     score: float = Field(description="The channel's own score (cosine for dense, BM25 for bm25).")
 
 
+class BeliefOut(BaseModel):
+    confidence: float = Field(description="0-1: sigmoid of supporting minus 3x contradicting observations.")
+    supporting: int
+    contradicting: int
+    independent: int = Field(description="Supporting observations by other writers or on other days.")
+    surfaced: bool = Field(
+        description="Confidence >= 0.35 with at least 2 independent supporting observations."
+    )
+
+
 class RecallHitOut(BaseModel):
     memory: MemoryOut
     score: float = Field(description="Fused score; higher ranks first.")
     why: list[ChannelScore] = Field(description="Each channel that found this memory, with score and rank.")
     truncated: bool = Field(default=False, description="Content was cut to fit the token budget.")
+    belief: BeliefOut | None = Field(
+        default=None, description="How far to believe what this memory states (not for episodes)."
+    )
+
+
+class BeliefItemOut(BaseModel):
+    memory: MemoryOut
+    belief: BeliefOut
+
+
+class BeliefsOut(BaseModel):
+    beliefs: list[BeliefItemOut]
+    notice: str = DATA_NOTICE
+
+
+class InsightOut(BaseModel):
+    kind: Literal["pattern", "trend", "gap"]
+    title: str
+    tags: list[str]
+    memory_ids: list[str] = Field(description="The memories behind the card (at most 20).")
+    figures: dict[str, float]
+
+
+class InsightsOut(BaseModel):
+    insights: list[InsightOut]
+
+
+class MaintenanceOut(BaseModel):
+    namespace: str
+    dry_run: bool = Field(description="True: nothing was changed; this is what a real run would do.")
+    policy: Literal["keep", "archive", "delete"]
+    steps: list[str]
+    started_at: str | None
+    seconds: float
+    scanned: int = Field(description="Active memories read.")
+    counts: dict[str, int] = Field(description="How many memories each action took (or would take).")
+    kept: dict[str, int] = Field(description="Memories kept, by reason.")
+    actions: list[dict[str, Any]] = Field(description="Per memory: id, action, reason, strength.")
+    summaries: list[dict[str, Any]] = Field(description="Summaries written (or planned), with their sources.")
+    insights: list[dict[str, Any]]
+    skipped: list[str]
+    notes: list[str]
+    used_bytes_before: int
+    used_bytes_after: int
+    active_after: int
+    run_id: int | None = Field(description="Id of the kept report; null for a dry run, which keeps nothing.")
 
 
 class RecallOut(BaseModel):
@@ -178,6 +239,9 @@ class StatusOut(BaseModel):
     schema_version: int
     store: dict[str, Any]
     open_conflicts: int = Field(description="Pairs flagged as possibly contradicting, waiting for judgment.")
+    maintenance: dict[str, Any] | None = Field(
+        default=None, description="The last maintenance run on this namespace: when, what it did."
+    )
     degraded: list[str]
 
 
@@ -205,6 +269,7 @@ def memory_out(record: MemoryRecord) -> MemoryOut:
         last_accessed_at=format_time(record.last_accessed_at),
         access_count=record.access_count,
         supersedes=record.supersedes,
+        pinned=record.pinned,
         version=record.version,
         metadata=dict(record.metadata),
     )
@@ -221,6 +286,7 @@ def recall_out(result: RecallResult) -> RecallOut:
                     for c in hit.channels
                 ],
                 truncated=hit.truncated,
+                belief=belief_out(hit.belief) if hit.belief is not None else None,
             )
             for hit in result.hits
         ],
@@ -319,5 +385,37 @@ def status_out(report: StatusReport) -> StatusOut:
         schema_version=report.schema_version,
         store=report.store,
         open_conflicts=report.open_conflicts,
+        maintenance=report.maintenance,
         degraded=report.degraded,
     )
+
+
+def belief_out(belief: Belief) -> BeliefOut:
+    return BeliefOut(
+        confidence=belief.confidence,
+        supporting=belief.supporting,
+        contradicting=belief.contradicting,
+        independent=belief.independent,
+        surfaced=belief.surfaced,
+    )
+
+
+def beliefs_out(views: list[BeliefView]) -> BeliefsOut:
+    return BeliefsOut(
+        beliefs=[BeliefItemOut(memory=memory_out(v.record), belief=belief_out(v.belief)) for v in views]
+    )
+
+
+def insights_out(cards: list[Insight]) -> InsightsOut:
+    return InsightsOut(
+        insights=[
+            InsightOut(kind=c.kind, title=c.title, tags=c.tags, memory_ids=c.memory_ids, figures=c.figures)
+            for c in cards
+        ]
+    )
+
+
+def maintenance_out(report: MaintenanceReport) -> MaintenanceOut:
+    data = report.as_dict()
+    data["started_at"] = format_time(report.started_at)
+    return MaintenanceOut.model_validate(data)

@@ -291,13 +291,15 @@ class _Plan:
 
     def _plan_forgetting(self) -> None:
         rules = replace(self.deps.lifecycle.forgetting, policy=self.policy)
+        # A protected neighbour (pinned, important, recently used) counts as strong, however faded.
+        vitality = {i: 1.0 if self._protected(r) else self.strength[i] for i, r in self.records.items()}
         neighbours: dict[str, list[float]] = {}
         for edge in self.edges:
             if edge.type in (EdgeType.SUPERSEDES, EdgeType.CONTRADICTS):
                 continue
             for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
-                if there in self.strength:
-                    neighbours.setdefault(here, []).append(self.strength[there])
+                if there in vitality:
+                    neighbours.setdefault(here, []).append(vitality[there])
         compress: list[str] = []
         # Memories grouped in this run are settled by their group; the next run judges the survivors.
         consolidated = {s for planned in self.summaries for s in (*planned.sources, planned.survivor) if s}
@@ -352,7 +354,7 @@ class _Plan:
         content = f"{heading} {body}" if heading else body
         method = "extractive"
         survivor = None
-        if kind == "duplicates" and content.strip() == texts[order[0]].strip():
+        if kind != "episodes" and content.strip() == texts[order[0]].strip():
             # The others add nothing the most central one does not say: it absorbs them.
             survivor, method = members[order[0]], "merge"
         self.summaries.append(

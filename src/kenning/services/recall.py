@@ -5,7 +5,7 @@ Stages, each switchable in RetrievalParams for the ablation in `kenning bench lo
    one before it), BM25 over words, a character channel for Chinese/Japanese/Korean;
 2. fusion: weighted sum of normalised channel scores (core/scoring.py);
 3. second stage over the best `rerank_depth` candidates: query-term coverage, questions ranked below
-   statements, a bonus inside a time range named in the query, trust and state;
+   statements, a bonus inside a time range named in the query, trust, state and strength (decay);
 4. expansion: the turn after a strong hit in the same conversation (answers follow questions), and
    typed edges of the graph (depth 2, weaker per hop).
 Every hit carries the channels and adjustments that placed it.
@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kenning.core import limits
+from kenning.core.decay import idle_days, ranking_factor, strength
 from kenning.core.entities import AliasDictionary
 from kenning.core.errors import BackendUnavailable, InvalidInput
-from kenning.core.ontology import SUBTYPES, check_type
+from kenning.core.ontology import SUBTYPES, base_type, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
 from kenning.core.records import TRUST_WEIGHT, MemoryRecord, MemoryState, Trust
 from kenning.core.scoring import ChannelResult, content_terms, coverage, fuse, is_question, ranked
@@ -35,6 +36,7 @@ from kenning.core.validation import (
     check_timestamp,
     check_trust,
 )
+from kenning.services.beliefs import assess_many
 from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.remember import context_model
 
@@ -141,6 +143,10 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
     if deps.quotas.results_per_writer > 0 and query:
         order = _cap_per_writer(order, records, deps.quotas.results_per_writer)
     hits, used, next_offset = _page(order, explain, records, offset, limit, budget)
+    for memory_id, belief in assess_many(deps, [hit.record for hit in hits]).items():
+        for hit in hits:
+            if hit.record.id == memory_id:
+                hit.belief = belief
     if request.touch and hits:
         # After ranking: the access this recall records can only affect later recalls.
         try:
@@ -211,7 +217,8 @@ def _second_stage(
 ) -> None:
     stages, weights = params.stages, params.weights
     terms = content_terms(query) if "coverage" in stages else set()
-    window = parse_time_range(query, deps.clock.now()) if "time" in stages else None
+    now = deps.clock.now()
+    window = parse_time_range(query, now) if "time" in stages else None
     for item in head[: params.rerank_depth]:
         record = records.get(item)
         if record is None:
@@ -228,6 +235,17 @@ def _second_stage(
             if record.state is not MemoryState.ACTIVE:
                 penalty -= 0.5
             adjustments.append(("lifecycle", weights["lifecycle"] * penalty))
+            # Strength as one factor (SPEC §7): a faded memory gives way to a live one of equal match.
+            alive = ranking_factor(
+                strength(
+                    deps.lifecycle.decay,
+                    base_type=base_type(record.type),
+                    importance=record.importance,
+                    idle_days=idle_days(now, record.created_at, record.last_accessed_at),
+                    recall_count=record.access_count,
+                )
+            )
+            adjustments.append(("strength", weights["strength"] * (alive - 1.0)))
         for name, value in adjustments:
             if value:
                 scores[item] += value

@@ -62,6 +62,7 @@ class MemoryPatch:
     valid_to: float | None = None
     state: str | None = None
     metadata: dict[str, Any] | None = None
+    pinned: bool | None = None
 
 
 @dataclass(slots=True)
@@ -123,6 +124,10 @@ def update(
                 "reads like instructions to agents or hides Unicode; store it with remember to have it "
                 "quarantined for review, or rephrase it as a plain statement",
             )
+    if patch.pinned is not None:
+        if not isinstance(patch.pinned, bool):
+            raise InvalidInput("pinned", "must be true or false")
+        changes["pinned"] = patch.pinned
     if patch.state is not None:
         state = check_state(patch.state)
         if state not in _SETTABLE_STATES:

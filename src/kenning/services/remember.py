@@ -74,7 +74,14 @@ def validate_draft(draft: MemoryDraft) -> MemoryDraft:
         valid_to=valid_to,
         metadata=check_metadata(draft.metadata),
         supersedes=check_id(draft.supersedes, "supersedes") if draft.supersedes else None,
+        pinned=_check_flag(draft.pinned, "pinned"),
     )
+
+
+def _check_flag(value: object, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(field, "must be true or false")
+    return value
 
 
 def remember(
@@ -297,6 +304,7 @@ def _store_new(
         valid_to=draft.valid_to,
         metadata=dict(draft.metadata),
         state=state,
+        pinned=draft.pinned,
     )
     audit = AuditEntry(
         at=now,
@@ -352,6 +360,7 @@ def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: Memory
             entities=_merged(existing.entities, draft.entities, limits.ENTITIES_MAX),
             importance=max(existing.importance, draft.importance),
             access_count=existing.access_count + 1,
+            pinned=existing.pinned or draft.pinned,
             last_accessed_at=now,
             updated_at=now,
             state=MemoryState.ACTIVE if revived else existing.state,

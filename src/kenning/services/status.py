@@ -23,6 +23,7 @@ class StatusReport:
     schema_version: int
     store: dict[str, Any]
     open_conflicts: int = 0
+    maintenance: dict[str, Any] | None = None  # the last kept maintenance report of the namespace
     degraded: list[str] = field(default_factory=list)
 
 
@@ -61,5 +62,6 @@ def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusR
             "audit_entries": stats.audit_entries,
         },
         open_conflicts=deps.store.count_conflicts(caller.namespace, "open"),
+        maintenance=next(iter(deps.store.runs(caller.namespace, 1)), None),
         degraded=degraded,
     )

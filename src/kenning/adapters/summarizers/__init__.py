@@ -1,0 +1,1 @@
+"""Summary writers behind the Summarizer port."""

