@@ -16,12 +16,23 @@ KENNING = str(Path(sys.executable).with_name("kenning"))
 
 
 def run(
-    db: Path, *args: str, provider: str = "none", stdin: str | None = None
+    db: Path, *args: str, provider: str = "none", stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "KENNING_STORAGE__DB_PATH": str(db), "KENNING_EMBEDDINGS__PROVIDER": provider}
-    env.pop("KENNING_CONFIG", None)
+    environment = {
+        **os.environ,
+        "KENNING_STORAGE__DB_PATH": str(db),
+        "KENNING_EMBEDDINGS__PROVIDER": provider,
+        **(env or {}),
+    }
+    environment.pop("KENNING_CONFIG", None)
     return subprocess.run(
-        [KENNING, *args], capture_output=True, text=True, env=env, input=stdin, timeout=120, check=False
+        [KENNING, *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        input=stdin,
+        timeout=120,
+        check=False,
     )
 
 

