@@ -127,3 +127,11 @@ def test_vector_matrix_masks_namespace_and_state_and_breaks_ties_by_id() -> None
     found = matrix.search(one, namespace="n", active_only=False, allowed_seqs=np.array([4]), limit=10)
     assert [h[0] for h in found.hits] == ["D"]
     assert matrix.search(one, namespace="none", active_only=True, allowed_seqs=None, limit=10).hits == []
+
+
+def test_keyword_query_drops_stopwords_unless_nothing_else_is_left() -> None:
+    from kenning.core.scoring import keyword_query
+
+    assert keyword_query("What did Caroline research?") == "Caroline research"
+    assert keyword_query("What did you do?") == "What did you do"
+

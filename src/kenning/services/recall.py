@@ -24,7 +24,15 @@ from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.ontology import SUBTYPES, base_type, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
 from kenning.core.records import TRUST_WEIGHT, MemoryRecord, MemoryState, Trust
-from kenning.core.scoring import ChannelResult, content_terms, coverage, fuse, is_question, ranked
+from kenning.core.scoring import (
+    ChannelResult,
+    content_terms,
+    coverage,
+    fuse,
+    is_question,
+    keyword_query,
+    ranked,
+)
 from kenning.core.text import estimate_tokens, has_cjk, normalize, truncate_to_tokens
 from kenning.core.timeparse import parse_time_range
 from kenning.core.validation import (
@@ -166,7 +174,8 @@ def _search(
     store = deps.store
     results: list[ChannelResult] = []
     if "bm25" in params.channels:
-        results.append(ChannelResult("bm25", store.search_words(query, filters, depth), kind="keyword"))
+        hits = store.search_words(keyword_query(query), filters, depth)
+        results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
         results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
     dense_wanted = [c for c in ("dense", "context") if c in params.channels]
