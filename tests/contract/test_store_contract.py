@@ -303,3 +303,12 @@ def test_regression_quick_check_null_value_in_memory_tags(store: MemoryStore, tm
     """SQLite 3.40 reported 'NULL value in memory_tags.seq' for healthy stores with tags (schema v4 fix)."""
     store.insert(record(ID1, "tagged", tags=["ops", "proj:x"], entities=["Kafka"]), [], audit("r", ID1))
     assert store.index_problems() == []
+
+
+def test_subjects_named_finds_subjects_of_the_namespace_only_ignoring_case(store: MemoryStore) -> None:
+    store.insert(record(ID1, "likes tea", subject="Melanie"), [], audit("remember", ID1))
+    store.insert(
+        record(ID2, "likes coffee", namespace="other", subject="Caroline"), [], audit("remember", ID2)
+    )
+    assert store.subjects_named("ns", ["pets", "MELANIE", "caroline"]) == ["melanie"]
+    assert store.subjects_named("other", ["caroline"]) == ["caroline"]

@@ -135,3 +135,12 @@ def test_keyword_query_drops_stopwords_unless_nothing_else_is_left() -> None:
     assert keyword_query("What did Caroline research?") == "Caroline research"
     assert keyword_query("What did you do?") == "What did you do"
 
+
+def test_without_names_removes_named_subjects_and_possessives_but_never_everything() -> None:
+    from kenning.core.scoring import name_candidates, without_names
+
+    assert name_candidates("What pets does Melanie have?") == ["pets", "melanie"]
+    assert without_names("What are Melanie's pets?", ["melanie"]) == "What are pets?"
+    assert without_names("Where did MELANIE go", ["melanie"]) == "Where did go"
+    assert without_names("Melanie?", ["melanie"]) == "Melanie?"
+    assert without_names("Melanies plan", ["melanie"]) == "Melanies plan"

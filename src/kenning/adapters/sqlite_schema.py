@@ -158,6 +158,11 @@ MIGRATIONS: list[str] = [
         expires_at REAL NOT NULL
     );
     """,
+    # 7: recall asks whether a word of the query names the subject of some memory.
+    """
+    CREATE INDEX memories_ns_subject ON memories (namespace, subject COLLATE NOCASE)
+        WHERE subject IS NOT NULL;
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

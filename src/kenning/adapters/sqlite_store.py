@@ -339,6 +339,19 @@ class SqliteStore:
                     out[memory_id] = str(row[0])
         return out
 
+    def subjects_named(self, namespace: str, words: Sequence[str]) -> list[str]:
+        found = []
+        for word in dict.fromkeys(w.casefold() for w in words):
+            # One probe of memories_ns_subject per word; it stops at the first match.
+            rows = self._read(
+                "SELECT 1 FROM memories WHERE namespace = ? AND subject = ? COLLATE NOCASE "
+                "AND subject IS NOT NULL LIMIT 1",
+                (namespace, word),
+            )
+            if rows:
+                found.append(word)
+        return found
+
     def record_conflict(
         self, namespace: str, a: str, b: str, evidence: dict[str, Any], at: float
     ) -> int | None:

@@ -141,6 +141,7 @@ VARIANTS: dict[str, Callable[[RetrievalParams], RetrievalParams]] = {
     "+context vectors": lambda p: replace(p, stages=()),
     "+conversation": lambda p: replace(p, stages=("conversation",)),
     "+second stage": lambda p: replace(p, stages=("conversation", "coverage", "question")),
+    "+subject": lambda p: replace(p, stages=("conversation", "coverage", "question", "subject")),
     "full": lambda p: p,
 }
 

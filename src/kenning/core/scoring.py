@@ -191,6 +191,28 @@ def keyword_query(text: str) -> str:
     return " ".join(kept or found)
 
 
+def name_candidates(text: str) -> list[str]:
+    """The query's words that could name someone: lower-cased, stopwords and single letters left out."""
+    return list(
+        dict.fromkeys(w for w in (m.lower() for m in _TERM.findall(text)) if w not in _STOP and len(w) > 1)
+    )
+
+
+def without_names(text: str, names: Sequence[str]) -> str:
+    """The query with the named subjects (and their possessive "'s") taken out: what it asks about them.
+
+    "What pets does Melanie have?" names Melanie; every memory about Melanie carries her name, so the
+    name in a query vector pulls towards all of them alike (and towards others who address her) rather
+    than towards the pets. Recall matches the rest of the query and favours Melanie's memories apart.
+    Returns the text unchanged if nothing else would be left.
+    """
+    if not names:
+        return text
+    pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")(?:['’]s)?\b", re.IGNORECASE)
+    rest = " ".join(pattern.sub(" ", text).split())
+    return rest if _TERM.search(rest) else text
+
+
 def coverage(query_terms: set[str], content: str) -> float:
     """Share of the query's content terms that the memory contains (0..1)."""
     if not query_terms:

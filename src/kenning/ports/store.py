@@ -123,6 +123,10 @@ class MemoryStore(Protocol):
         """For each memory that belongs to a session, the next memory of that session passing `filters`."""
         ...
 
+    def subjects_named(self, namespace: str, words: Sequence[str]) -> list[str]:
+        """Those of `words` (lower-cased) that are the subject of some memory in the namespace, in order."""
+        ...
+
     def record_conflict(
         self, namespace: str, a: str, b: str, evidence: dict[str, Any], at: float
     ) -> int | None:

@@ -24,7 +24,7 @@ class Caller:
 
 
 ALL_CHANNELS = ("dense", "context", "bm25", "cjk")
-ALL_STAGES = ("time", "coverage", "question", "conversation", "graph", "lifecycle")
+ALL_STAGES = ("time", "coverage", "question", "conversation", "graph", "lifecycle", "subject")
 
 # Channel weights on normalised scales (cosine as z-score, keyword scores over the best one), and
 # stage weights on the fused scale. Set by `kenning bench locomo` on the development split with round
@@ -41,6 +41,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "graph": 0.5,
     "lifecycle": 1.0,
     "strength": 0.5,
+    "subject": 2.0,
 }
 
 

@@ -31,7 +31,9 @@ from kenning.core.scoring import (
     fuse,
     is_question,
     keyword_query,
+    name_candidates,
     ranked,
+    without_names,
 )
 from kenning.core.text import estimate_tokens, has_cjk, normalize, truncate_to_tokens
 from kenning.core.timeparse import parse_time_range
@@ -173,8 +175,14 @@ def _search(
 ) -> tuple[list[str], dict[str, tuple[float, list[ChannelHit]]], dict[str, MemoryRecord], list[str]]:
     store = deps.store
     results: list[ChannelResult] = []
+    # A query that names the subject of memories ("what does Melanie ...") is matched without the
+    # name; the name instead favours her memories after fusion (_favour_subject).
+    named = (
+        store.subjects_named(filters.namespace, name_candidates(query)) if "subject" in params.stages else []
+    )
+    topic = without_names(query, named)
     if "bm25" in params.channels:
-        hits = store.search_words(keyword_query(query), filters, depth)
+        hits = store.search_words(keyword_query(topic), filters, depth)
         results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
         results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
@@ -182,7 +190,7 @@ def _search(
     embedded = None
     if dense_wanted:
         try:
-            embedded = deps.embeddings.query(query)
+            embedded = deps.embeddings.query(topic)
         except BackendUnavailable as exc:
             degraded.append(f"keyword_only: query embedding failed: {exc.message}")
     if embedded is not None:
@@ -211,6 +219,7 @@ def _search(
     adjusted = dict(scores)
     _second_stage(deps, query, params, head, records, adjusted, explain)
     _expand(deps, params, filters, adjusted, explain, records)
+    _favour_subject(params, named, adjusted, explain, records)
     final = {item: (adjusted[item], explain.get(item, (0.0, []))[1]) for item in adjusted}
     return ranked(adjusted), final, records, sorted(r.name for r in results)
 
@@ -304,6 +313,29 @@ def _expand(
                 ChannelHit(channel=channel, rank=0, score=round(value, 6))
             )
             scores[item] = value
+
+
+def _favour_subject(
+    params: RetrievalParams,
+    named: Sequence[str],
+    scores: dict[str, float],
+    explain: dict[str, tuple[float, list[ChannelHit]]],
+    records: dict[str, MemoryRecord],
+) -> None:
+    """Raise the memories whose subject is the one subject the query names.
+
+    Last, after expansion, so the answer that follows another speaker's question is raised too when
+    it is the named subject's. A query naming two subjects ("when did A and B meet") favours neither.
+    On the LoCoMo development split 96% of the evidence of a question naming one speaker is that
+    speaker's own turns.
+    """
+    if len(named) != 1:
+        return
+    bonus = params.weights["subject"]
+    for item, record in records.items():
+        if item in scores and record.subject is not None and record.subject.casefold() == named[0]:
+            scores[item] += bonus
+            explain.setdefault(item, (0.0, []))[1].append(ChannelHit(channel="subject", rank=0, score=bonus))
 
 
 def _lift(lifts: dict[str, tuple[float, str]], item: str, value: float, channel: str) -> None:
