@@ -19,18 +19,23 @@ from kenning.bench.latency import percentile
 from kenning.bench.locomo_data import CATEGORIES, Conversation, LoadReport, load
 from kenning.bench.machine import describe, machine_info
 from kenning.bench.metrics import Tally
+from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
 from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
+from kenning.services.lifecycle import MaintenanceRequest
 from kenning.services.recall import RecallRequest
 
 CALLER = Caller(namespace="locomo", agent_id="locomo-bench")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FixedClock:
-    """The bench's "now": the end of the conversation, so "last week" means what the speakers meant."""
+    """The bench's "now": the end of the conversation, so "last week" means what the speakers meant.
+
+    Moved only for a maintenance run, which may happen some days after the conversation.
+    """
 
     at: float
 
@@ -62,6 +67,7 @@ class VariantResult:
     categories: dict[str, dict[str, Any]]
     overall: dict[str, Any]
     latency_ms: dict[str, float]
+    maintenance: dict[str, int] | None = None  # what one maintenance run per store did, summed
 
 
 def run_variant(
@@ -72,18 +78,19 @@ def run_variant(
     *,
     remember_path: str = "bench",
     progress: Callable[[str], None] | None = None,
+    maintain_after_days: float | None = None,
 ) -> VariantResult:
     tallies: dict[int, Tally] = {c: Tally() for c in CATEGORIES}
     overall = Tally()
     latencies: list[float] = []
+    maintained: dict[str, int] | None = None if maintain_after_days is None else {}
     for convo in conversations:
         with tempfile.TemporaryDirectory() as scratch:
             from kenning.adapters.sqlite_store import SqliteStore
 
             store = SqliteStore(Path(scratch) / "locomo.db")
-            app = Kenning(
-                Deps(store=store, embeddings=gate, clock=FixedClock(convo.end_time), retrieval=params)
-            )
+            clock = FixedClock(convo.end_time)
+            app = Kenning(Deps(store=store, embeddings=gate, clock=clock, retrieval=params))
             try:
                 drafts = [
                     MemoryDraft(
@@ -104,6 +111,12 @@ def run_variant(
                     outcomes = app.remember_many(CALLER, drafts[start : start + 500])
                     for draft, outcome in zip(drafts[start : start + 500], outcomes, strict=True):
                         dia_ids.setdefault(outcome.record.id, set()).add(str(draft.metadata["dia_id"]))
+                if maintained is not None and maintain_after_days is not None:
+                    clock.at = convo.end_time + maintain_after_days * DAY
+                    report = app.maintain(CALLER, MaintenanceRequest(dry_run=False))
+                    for key, value in report.counts.items():
+                        maintained[key] = maintained.get(key, 0) + value
+                    clock.at = convo.end_time
                 for question in convo.questions:
                     began = time.perf_counter()
                     result = app.recall(
@@ -126,6 +139,7 @@ def run_variant(
             "p50": round(percentile(latencies, 0.5), 1),
             "p95": round(percentile(latencies, 0.95), 1),
         },
+        maintenance=maintained,
     )
 
 
@@ -155,6 +169,7 @@ def run_locomo_bench(
     cache_dir: Path,
     echo: Callable[[str], None],
     limit_conversations: int | None = None,
+    maintain_after_days: float | None = None,
 ) -> dict[str, Any]:
     from kenning.adapters.embedders.cache import CachingEmbedder
     from kenning.entry.compose import embedder_factory
@@ -179,7 +194,11 @@ def run_locomo_bench(
     for variant in variants:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
-        result = run_variant(variant, conversations, gate, VARIANTS[variant](params))
+        result = run_variant(
+            variant, conversations, gate, VARIANTS[variant](params), maintain_after_days=maintain_after_days
+        )
+        if maintain_after_days is not None:
+            result.name += f" after maintenance (+{maintain_after_days:g} d)"
         results.append(result)
         echo(_summary(result))
     output = {
@@ -201,7 +220,13 @@ def run_locomo_bench(
             "quirks": dict(report.quirks),
         },
         "variants": [
-            {"name": r.name, "overall": r.overall, "categories": r.categories, "latency_ms": r.latency_ms}
+            {
+                "name": r.name,
+                "overall": r.overall,
+                "categories": r.categories,
+                "latency_ms": r.latency_ms,
+                "maintenance": r.maintenance,
+            }
             for r in results
         ],
     }
@@ -224,10 +249,11 @@ def _report_line(report: LoadReport) -> str:
 
 def _summary(result: VariantResult) -> str:
     o = result.overall
+    done = f" | maintenance did {json.dumps(result.maintenance)}" if result.maintenance is not None else ""
     return (
         f"{result.name:>12}: Hit@1 {o['hit@1']:.3f} Hit@5 {o['hit@5']:.3f} Hit@10 {o['hit@10']:.3f} "
         f"R@5 {o['recall@5']:.3f} R@10 {o['recall@10']:.3f} NDCG@10 {o['ndcg@10']:.3f} "
-        f"| p50 {result.latency_ms['p50']} ms p95 {result.latency_ms['p95']} ms"
+        f"| p50 {result.latency_ms['p50']} ms p95 {result.latency_ms['p95']} ms{done}"
     )
 
 

@@ -62,6 +62,13 @@ def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | Non
     help="Embedding cache (by content hash and model).",
 )
 @click.option("--conversations", type=int, default=None, help="Only the first N conversations.")
+@click.option(
+    "--maintain-after",
+    "maintain_after_days",
+    type=click.FloatRange(0, 3650),
+    default=None,
+    help="Run maintenance once on each store, this many days after the conversation ended, before recall.",
+)
 def bench_locomo(
     path: Path | None,
     embedder: str,
@@ -69,6 +76,7 @@ def bench_locomo(
     json_path: Path | None,
     cache_dir: Path,
     conversations: int | None,
+    maintain_after_days: float | None,
 ) -> None:
     """Turn-level LoCoMo retrieval, categories 1-4: Hit@k, Recall@k, NDCG@10 per category."""
     from kenning.bench.locomo import VARIANTS, default_path, run_locomo_bench
@@ -86,6 +94,7 @@ def bench_locomo(
             cache_dir=cache_dir,
             echo=click.echo,
             limit_conversations=conversations,
+            maintain_after_days=maintain_after_days,
         )
 
 
