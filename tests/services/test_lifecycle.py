@@ -410,3 +410,30 @@ def test_edges_are_read_for_more_ids_than_one_sql_statement_takes(make_app: Call
     app.link(CALLER, a.id, b.id, "supports")
     found = app.deps.store.edges_of([f"{i:026d}" for i in range(900)] + [b.id])
     assert [(e.src, e.dst, e.type) for e in found] == [(a.id, b.id, EdgeType.SUPPORTS)]
+
+
+def test_stating_a_consolidated_memory_again_brings_it_back_but_not_a_contradicted_one(
+    app: Kenning, clock: ManualClock
+) -> None:
+    first = app.remember(
+        CALLER, MemoryDraft(content="The build cache lives on the nas volume", importance=0.3)
+    ).record
+    app.remember(
+        CALLER,
+        MemoryDraft(
+            content="The build cache on the nas volume is backed up to s3 every night", importance=0.3
+        ),
+    )
+    clock.advance(40 * DAY)
+    app.maintain(CALLER, ARCHIVE)
+    assert _state(app, first.id) == "superseded"
+    again = app.remember(
+        CALLER, MemoryDraft(content="The build cache lives on the nas volume", importance=0.9)
+    )
+    assert again.status == "reinforced" and again.record.id == first.id
+    assert _state(app, first.id) == "active" and again.note is not None and "superseded" in again.note
+    # A memory superseded by a newer statement stays superseded when the old one is repeated.
+    old = app.remember(CALLER, MemoryDraft(content="the api listens on port 8080")).record
+    app.remember(CALLER, MemoryDraft(content="the api now listens on port 9090", supersedes=old.id))
+    assert app.remember(CALLER, MemoryDraft(content="the api listens on port 8080")).status == "reinforced"
+    assert _state(app, old.id) == "superseded"

@@ -353,7 +353,7 @@ def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: Memory
     _check_quota(deps, caller, ("reinforce",), deps.quotas.repeats_per_minute, 1, "repeated writes")
     for _ in range(5):
         now = deps.clock.now()
-        revived = existing.state in _REVIVABLE
+        revived = existing.state in _REVIVABLE or _consolidated_away(deps, existing)
         updated = replace(
             existing,
             tags=_merged(existing.tags, draft.tags, limits.TAGS_MAX),
@@ -386,13 +386,24 @@ def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: Memory
             continue
         note = None
         if revived:
-            note = "this memory had been archived; remembering it again made it active"
+            note = f"this memory had been {existing.state.value}; remembering it again made it active"
         elif updated.state is not MemoryState.ACTIVE:
             note = f"an identical memory exists in state {updated.state.value}; it was not reactivated"
         return RememberOutcome(
             status="reinforced", record=updated, degraded=deps.embeddings.degraded(), note=note
         )
     raise BackendUnavailable(f"memory {existing.id} kept changing while being reinforced; retry")
+
+
+def _consolidated_away(deps: Deps, record: MemoryRecord) -> bool:
+    """Superseded by maintenance folding it into a summary, not by a newer truth: stating it again
+    brings it back (the summary stays), as it would an archived memory."""
+    if record.state is not MemoryState.SUPERSEDED:
+        return False
+    changes = [
+        e for e in deps.store.audit_log(record.id) if e.detail.get("to_state") or e.action == "superseded"
+    ]
+    return bool(changes) and changes[-1].action == "maintenance_consolidate"
 
 
 def _merged(old: Sequence[str], new: Sequence[str], cap: int) -> list[str]:
