@@ -185,6 +185,13 @@ def test_old_episodes_are_summarised_per_session_and_the_turns_stay(app: Kenning
     assert {_state(app, t.id) for t in turns} == {"active"}
     again = app.maintain(CALLER, ARCHIVE)
     assert again.summaries == []  # a session is summarised once
+    # The summary is context for its turns, not their rival: with the turn found, it gives way.
+    found = [
+        h.record.id for h in app.recall(CALLER, RecallRequest(query="redis for sessions", touch=False)).hits
+    ]
+    assert found[0] == turns[0].id and summary.id not in found
+    shown = app.recall(CALLER, RecallRequest(query="redis for sessions", types=["summary"], touch=False))
+    assert [h.record.id for h in shown.hits] == [summary.id]
 
 
 class _Summarizer:

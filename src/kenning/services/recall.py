@@ -23,7 +23,7 @@ from kenning.core.entities import AliasDictionary
 from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.ontology import SUBTYPES, base_type, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
-from kenning.core.records import TRUST_WEIGHT, MemoryRecord, MemoryState, Trust
+from kenning.core.records import TRUST_WEIGHT, EdgeType, MemoryRecord, MemoryState, Trust
 from kenning.core.scoring import (
     ChannelResult,
     content_terms,
@@ -220,6 +220,7 @@ def _search(
     _second_stage(deps, query, params, head, records, adjusted, explain)
     _expand(deps, params, filters, adjusted, explain, records)
     _favour_subject(params, named, adjusted, explain, records)
+    _drop_redundant_summaries(deps, params, adjusted, records)
     final = {item: (adjusted[item], explain.get(item, (0.0, []))[1]) for item in adjusted}
     return ranked(adjusted), final, records, sorted(r.name for r in results)
 
@@ -336,6 +337,27 @@ def _favour_subject(
         if item in scores and record.subject is not None and record.subject.casefold() == named[0]:
             scores[item] += bonus
             explain.setdefault(item, (0.0, []))[1].append(ChannelHit(channel="subject", rank=0, score=bonus))
+
+
+def _drop_redundant_summaries(
+    deps: Deps, params: RetrievalParams, scores: dict[str, float], records: dict[str, MemoryRecord]
+) -> None:
+    """A session's summary is context for its turns, not their rival: when one of the turns it was
+    made from is itself among the best candidates, the summary adds nothing and gives way.
+    Consolidation summaries never meet their sources here, since those are superseded.
+    """
+    head = ranked(scores)[: params.rerank_depth]
+    summaries = [
+        item
+        for item in head
+        if (record := records.get(item)) is not None and record.metadata.get("summary_of") == "episodes"
+    ]
+    if not summaries:
+        return
+    near = set(head)
+    for edge in deps.store.edges_of(summaries):
+        if edge.type is EdgeType.DERIVED_FROM and edge.src in scores and edge.dst in near:
+            scores.pop(edge.src, None)
 
 
 def _lift(lifts: dict[str, tuple[float, str]], item: str, value: float, channel: str) -> None:
