@@ -97,8 +97,10 @@ def test_a_backup_taken_while_another_process_writes_is_consistent(tmp_path: Pat
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    time.sleep(0.5)
     store = SqliteStore(path)
+    deadline = time.monotonic() + 60
+    while store.stats(None).total == 0 and time.monotonic() < deadline:  # the writer has started writing
+        time.sleep(0.05)
     app = Kenning(Deps(store=store, embeddings=EmbeddingGate(None, configured="none"), clock=SystemClock()))
     copy = backup(app.deps, tmp_path / "copy.db")
     writer.wait(timeout=120)

@@ -28,6 +28,7 @@ from kenning.bench.machine import describe, machine_info
 def writer_main(db: str, prefix: str, count: int) -> None:
     """Run in a child process: remember `count` memories, printing each id once its commit returned."""
     from kenning.adapters.sqlite_store import SqliteStore
+    from kenning.core.errors import BackendUnavailable
     from kenning.core.validation import MemoryDraft
     from kenning.ports.clock import SystemClock
     from kenning.services.deps import Caller, Deps
@@ -39,9 +40,14 @@ def writer_main(db: str, prefix: str, count: int) -> None:
     )
     caller = Caller(namespace="faults", agent_id=prefix)
     for index in range(count):
-        out = app.remember(
-            caller, MemoryDraft(content=f"{prefix} wrote fact number {index} about service {index % 17}")
-        )
+        draft = MemoryDraft(content=f"{prefix} wrote fact number {index} about service {index % 17}")
+        for attempt in range(20):
+            try:
+                out = app.remember(caller, draft)
+                break
+            except BackendUnavailable:  # retryable: another writer held the lock too long; a client retries
+                if attempt == 19:
+                    raise
         sys.stdout.write(out.record.id + "\n")
         sys.stdout.flush()
     app.close()
