@@ -444,3 +444,19 @@ def test_stating_a_consolidated_memory_again_brings_it_back_but_not_a_contradict
     app.remember(CALLER, MemoryDraft(content="the api now listens on port 9090", supersedes=old.id))
     assert app.remember(CALLER, MemoryDraft(content="the api listens on port 8080")).status == "reinforced"
     assert _state(app, old.id) == "superseded"
+
+
+def test_a_dry_run_can_explain_every_memory_including_the_kept_ones(app: Kenning, clock: ManualClock) -> None:
+    ids = [
+        app.remember(CALLER, MemoryDraft(content=f"note {word}", importance=0.2)).record.id for word in "abc"
+    ]
+    important = app.remember(
+        CALLER, MemoryDraft(content="the key ceremony is in march", importance=0.9)
+    ).record
+    clock.advance(200 * DAY)
+    short = app.maintain(CALLER, DRY)
+    assert {line["id"] for line in short.actions} == set(ids)
+    full = app.maintain(CALLER, MaintenanceRequest(dry_run=True, list_all=True))
+    lines = {line["id"]: line for line in full.actions}
+    assert set(lines) == {*ids, important.id}
+    assert lines[important.id]["action"] == "keep" and "important" in lines[important.id]["reason"]

@@ -534,15 +534,22 @@ def restore(ctx: Ctx, path: Path, confirm: bool) -> None:
     multiple=True,
     help="Only these steps (repeatable): consolidate, episodes, forget, insights.",
 )
+@click.option(
+    "--all", "list_all", is_flag=True, help="List every memory's decision, kept ones too, uncapped."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the full report as JSON.")
 @click.pass_obj
-def maintain(ctx: Ctx, dry_run: bool, policy: str | None, steps: tuple[str, ...], as_json: bool) -> None:
+def maintain(
+    ctx: Ctx, dry_run: bool, policy: str | None, steps: tuple[str, ...], list_all: bool, as_json: bool
+) -> None:
     """Run lifecycle maintenance once (for cron): consolidate, summarise old episodes, forget, insights."""
     from kenning.entry.schemas import maintenance_out
     from kenning.services.lifecycle import STEPS, MaintenanceRequest
 
     def action(app: Any, caller: Any) -> None:
-        request = MaintenanceRequest(dry_run=dry_run, policy=policy, steps=list(steps) or STEPS)
+        request = MaintenanceRequest(
+            dry_run=dry_run, policy=policy, steps=list(steps) or STEPS, list_all=list_all
+        )
         out = maintenance_out(app.maintain(caller, request))
         if as_json:
             _echo_json(out)

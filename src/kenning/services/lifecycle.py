@@ -56,6 +56,7 @@ class MaintenanceRequest:
     dry_run: bool = True
     policy: str | None = None  # keep | archive | delete; None: the configured one
     steps: Sequence[str] = STEPS
+    list_all: bool = False  # every memory's decision, keeps included, with no cap on the list
 
 
 @dataclass(slots=True)
@@ -124,7 +125,7 @@ def maintain(deps: Deps, caller: Caller, request: MaintenanceRequest) -> Mainten
                 holder=current,
             )
     try:
-        plan = _Plan(deps, caller, policy, started, report)
+        plan = _Plan(deps, caller, policy, started, report, request.list_all)
         plan.build(steps)
         if not request.dry_run:
             plan.apply()
@@ -156,9 +157,10 @@ def _kept_form(report: dict[str, Any]) -> dict[str, Any]:
 
 class _Plan:
     def __init__(
-        self, deps: Deps, caller: Caller, policy: str, now: float, report: MaintenanceReport
+        self, deps: Deps, caller: Caller, policy: str, now: float, report: MaintenanceReport, list_all: bool
     ) -> None:
         self.deps = deps
+        self.list_all = list_all
         self.caller = caller
         self.policy = policy
         self.now = now
@@ -369,15 +371,18 @@ class _Plan:
 
     def _summarise_report(self) -> None:
         report = self.report
+        cap = None if self.list_all else _REPORTED_ACTIONS
+        lines: list[dict[str, Any]] = []
         counts: dict[str, int] = {}
         for decision in self.decisions:
             if decision.action == "keep":
                 reason = decision.reason.split(" (")[0].split(":")[0]
                 report.kept[reason] = report.kept.get(reason, 0) + 1
+                if self.list_all:
+                    lines.append(asdict(decision))
                 continue
             counts[decision.action] = counts.get(decision.action, 0) + 1
-            if len(report.actions) < _REPORTED_ACTIONS:
-                report.actions.append(asdict(decision))
+            lines.append(asdict(decision))
         for planned in self.summaries:
             key = "merged" if planned.survivor else f"summarised_{planned.kind}"
             counts[key] = counts.get(key, 0) + len(planned.sources)
@@ -385,16 +390,15 @@ class _Plan:
             if planned.kind == "compress":
                 counts["compress"] = counts.get("compress", 0) + len(planned.sources)
             size = len(planned.sources) + bool(planned.survivor)
-            for source in planned.sources:
-                if len(report.actions) < _REPORTED_ACTIONS:
-                    report.actions.append(
-                        {
-                            "id": source,
-                            "action": "compress" if planned.kind == "compress" else action,
-                            "reason": f"{planned.kind} group of {size}",
-                            "strength": round(self.strength[source], 6),
-                        }
-                    )
+            lines.extend(
+                {
+                    "id": source,
+                    "action": "compress" if planned.kind == "compress" else action,
+                    "reason": f"{planned.kind} group of {size}",
+                    "strength": round(self.strength[source], 6),
+                }
+                for source in planned.sources
+            )
         counts["summaries"] = sum(1 for p in self.summaries if not p.survivor)
         report.counts = dict(sorted(counts.items()))
         report.summaries = [
@@ -407,9 +411,10 @@ class _Plan:
             }
             for p in self.summaries
         ]
-        if len(self.decisions) + sum(len(p.sources) for p in self.summaries) > _REPORTED_ACTIONS:
+        report.actions = lines[:cap]
+        if cap is not None and len(lines) > cap:
             report.notes.append(
-                f"per-memory actions listed for the first {_REPORTED_ACTIONS}; counts cover all"
+                f"per-memory actions listed for the first {cap} of {len(lines)}; counts cover all"
             )
 
     # -- applying ---------------------------------------------------------------------------------
