@@ -133,10 +133,36 @@ def test_extractive_summary_keeps_the_central_text_and_adds_only_new_sentences()
     vectors = np.array([[1, 0.1], [1, 0], [0.7, 0.7]], dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     order = centrality_order(vectors)
-    summary = extractive_summary(texts, order, 500)
+    summary, covered = extractive_summary(texts, order, 500)
     assert summary.count("The deploy runs at night.") == 1
     assert "Rollbacks need the release tag." in summary and "回滚需要发布标签。" in summary
-    assert len(extractive_summary(texts, order, 60)) <= 60
+    assert sorted(covered) == [0, 1, 2]
+    # What does not fit is not covered, so it will not be replaced by the summary.
+    short, fits = extractive_summary(texts, order, 60)
+    assert len(short) <= 60 and 2 not in fits and short.startswith(texts[order[0]])
+
+
+@pytest.mark.parametrize(
+    ("other", "covered"),
+    [
+        ("Bob prefers dark mode in the code editor.", False),  # another person is news
+        ("Deploys go through the CI pipeline after Dana approves.", False),  # a qualifier is news
+        ("The build uses port 5.", False),  # so is one digit
+        ("Alice prefers the dark mode in the code editor!", True),  # the same words again are not
+    ],
+)
+def test_a_sentence_is_redundant_only_when_all_its_content_words_are_already_said(
+    other: str, covered: bool
+) -> None:
+    seed = " ".join(
+        (
+            "Alice prefers dark mode in the code editor.",
+            "Deploys go through the CI pipeline.",
+            "The build uses port 6.",
+        )
+    )
+    summary, done = extractive_summary([seed, other], [0, 1], 1000)
+    assert (summary == seed) is covered and done == [0, 1]
 
 
 def observation(kind: str, age_days: float, actor: str, supports: bool = True) -> beliefs.Observation:

@@ -78,4 +78,9 @@ async def test_insights_and_beliefs_tools(client: Client) -> None:
     )
     assert (await call(client, "beliefs", {}))["beliefs"] == []
     assert "policy" in await error(client, "consolidate", {"policy": "shred"})
+    # An agent cannot switch on permanent deletion; a dry run of it is fine.
+    refused = await error(client, "consolidate", {"dry_run": False, "policy": "delete"})
+    assert "deletion is off" in refused and "KENNING_LIFECYCLE__POLICY=delete" in refused
+    assert (await call(client, "consolidate", {"policy": "delete"}))["counts"]["delete"] == 6
+    assert "steps" in await error(client, "consolidate", {"steps": []})
     assert "min_confidence" in await error(client, "beliefs", {"min_confidence": 3})

@@ -454,9 +454,116 @@ def test_a_dry_run_can_explain_every_memory_including_the_kept_ones(app: Kenning
         CALLER, MemoryDraft(content="the key ceremony is in march", importance=0.9)
     ).record
     clock.advance(200 * DAY)
-    short = app.maintain(CALLER, DRY)
+    short = app.maintain(CALLER, MaintenanceRequest(dry_run=True, steps=["forget"]))
     assert {line["id"] for line in short.actions} == set(ids)
-    full = app.maintain(CALLER, MaintenanceRequest(dry_run=True, list_all=True))
+    full = app.maintain(CALLER, MaintenanceRequest(dry_run=True, steps=["forget"], list_all=True))
     lines = {line["id"]: line for line in full.actions}
     assert set(lines) == {*ids, important.id}
     assert lines[important.id]["action"] == "keep" and "important" in lines[important.id]["reason"]
+
+
+# -- regressions from the review: what happens between planning and applying -----------------------
+
+
+def _related_pair(app: Kenning) -> tuple[str, str]:
+    first = app.remember(
+        CALLER,
+        MemoryDraft(content="The build cache lives on the nas volume of project bluefalcon", importance=0.3),
+    ).record
+    second = app.remember(
+        CALLER,
+        MemoryDraft(
+            content="The build cache on the nas volume is backed up to s3 every night", importance=0.3
+        ),
+    ).record
+    return first.id, second.id
+
+
+def _between_plan_and_apply(monkeypatch: pytest.MonkeyPatch, action: Callable[[], object]) -> None:
+    from kenning.services import lifecycle
+
+    original = lifecycle._Plan.apply
+
+    def interrupted(self: lifecycle._Plan, go_on: Callable[[], bool]) -> None:
+        action()
+        original(self, go_on)
+
+    monkeypatch.setattr(lifecycle._Plan, "apply", interrupted)
+
+
+def test_regression_a_source_purged_mid_run_is_not_resurrected_in_a_summary(
+    app: Kenning, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = _related_pair(app)
+    clock.advance(40 * DAY)
+    _between_plan_and_apply(monkeypatch, lambda: app.forget(CALLER, first, mode="purge", confirm=True))
+    report = app.maintain(CALLER, ARCHIVE)
+    assert report.counts.get("summaries") == 0 and len(report.skipped) == 1 and first in report.skipped[0]
+    assert [r.type for r in app.deps.store.scan(CALLER.namespace, list(MemoryState))] == ["fact"]
+    assert _state(app, second) == "active"
+    assert not [
+        r for r in app.deps.store.scan(CALLER.namespace, list(MemoryState)) if "bluefalcon" in r.content
+    ]
+
+
+def test_regression_a_failure_inside_a_group_leaves_no_half_written_group(
+    app: Kenning, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = _related_pair(app)
+    clock.advance(40 * DAY)
+    store = app.deps.store
+
+    def broken(*args: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "_bump_vector_epoch", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        app.maintain(CALLER, ARCHIVE)
+    monkeypatch.undo()
+    assert {_state(app, first), _state(app, second)} == {"active"}
+    assert len(store.scan(CALLER.namespace, list(MemoryState))) == 2  # no orphan summary
+    assert app.maintain(CALLER, ARCHIVE).counts.get("summaries") == 1  # the next run does it whole
+
+
+def test_regression_a_recall_mid_run_saves_the_memory_from_forgetting(
+    app: Kenning, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    weak = app.remember(CALLER, MemoryDraft(content="the printer on floor two jams", importance=0.1)).record
+    clock.advance(300 * DAY)
+    _between_plan_and_apply(monkeypatch, lambda: app.recall(CALLER, RecallRequest(query="printer floor two")))
+    report = app.maintain(CALLER, DELETE)
+    assert _state(app, weak.id) == "active"
+    assert "delete" not in report.counts and weak.id in report.skipped[0]
+    assert app.status(CALLER, load_embedder=False).maintenance["counts"] == {"summaries": 0}  # type: ignore[index]
+
+
+def test_regression_a_survivor_purged_mid_run_does_not_stop_the_rest_of_the_run(
+    app: Kenning, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = app.remember(CALLER, MemoryDraft(content="The build cache lives on the nas volume")).record
+    second = app.remember(CALLER, MemoryDraft(content="The build cache lives on the nas volume too")).record
+    cold = app.remember(CALLER, MemoryDraft(content="a lunch order of pizza", importance=0.1)).record
+    clock.advance(200 * DAY)
+    planned = app.maintain(CALLER, DRY)
+    survivor = planned.summaries[0]["survivor"]
+    assert survivor in (first.id, second.id)
+    _between_plan_and_apply(monkeypatch, lambda: app.forget(CALLER, survivor, mode="purge", confirm=True))
+    report = app.maintain(CALLER, ARCHIVE)
+    assert "merged" not in report.counts and report.skipped
+    assert _state(app, cold.id) == "archived"  # forgetting still ran
+
+
+def test_regression_consolidated_memories_that_were_recalled_are_never_deleted_with_their_summary(
+    app: Kenning, clock: ManualClock
+) -> None:
+    first, _ = _related_pair(app)
+    app.recall(CALLER, RecallRequest(query="build cache nas volume"))
+    clock.advance(60 * DAY)
+    done = app.maintain(CALLER, ARCHIVE)
+    summary_id = done.summaries[0]["id"]
+    assert app.get(CALLER, summary_id).access_count == 2  # it carries its sources' use
+    clock.advance(400 * DAY)
+    later = app.maintain(CALLER, DELETE)
+    assert "delete" not in later.counts
+    assert _state(app, summary_id) == "archived"
+    assert app.chain(CALLER, first).superseded_by == [summary_id]

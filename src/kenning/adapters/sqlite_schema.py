@@ -157,6 +157,8 @@ MIGRATIONS: list[str] = [
         holder TEXT NOT NULL,
         expires_at REAL NOT NULL
     );
+    CREATE INDEX conflicts_first ON conflicts (first_id);
+    CREATE INDEX conflicts_second ON conflicts (second_id);
     """,
     # 7: recall asks whether a word of the query names the subject of some memory.
     """

@@ -35,7 +35,7 @@ from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState
 from kenning.core.text import cjk_runs, words
 from kenning.ports.embedder import Vector
-from kenning.ports.store import DenseHits, StateChange, StoredVector, StoreStats
+from kenning.ports.store import DenseHits, GroupChange, StateChange, StoredVector, StoreStats
 
 logger = logging.getLogger(__name__)
 
@@ -144,25 +144,36 @@ class SqliteStore:
     ) -> None:
         try:
             with self._write() as conn:
-                cur = conn.execute(
-                    f"INSERT INTO memories ({COLUMNS}) VALUES ({', '.join('?' * COLUMN_COUNT)})",
-                    row_values(record),
-                )
-                seq = int(cur.lastrowid or 0)
-                self._index(conn, seq, record)
-                for vector in vectors:
-                    self._put_vector(conn, seq, vector)
-                conn.executemany(
-                    "INSERT OR REPLACE INTO edges (src, dst, type, weight, created_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [(e.src, e.dst, e.type.value, e.weight, e.created_at) for e in edges],
-                )
-                self._append_audit(conn, audit)
+                self._insert_in(conn, record, vectors, audit, edges)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(
                 f"a memory with the same content already exists in namespace {record.namespace!r}",
                 content_hash=record.content_hash,
             ) from exc
+
+    def _insert_in(
+        self,
+        conn: sqlite3.Connection,
+        record: MemoryRecord,
+        vectors: Sequence[StoredVector],
+        audit: AuditEntry,
+        edges: Sequence[Edge],
+    ) -> None:
+        cur = conn.execute(
+            f"INSERT INTO memories ({COLUMNS}) VALUES ({', '.join('?' * COLUMN_COUNT)})", row_values(record)
+        )
+        seq = int(cur.lastrowid or 0)
+        self._index(conn, seq, record)
+        for vector in vectors:
+            self._put_vector(conn, seq, vector)
+        self._put_edges(conn, edges)
+        self._append_audit(conn, audit)
+
+    def _put_edges(self, conn: sqlite3.Connection, edges: Sequence[Edge]) -> None:
+        conn.executemany(
+            "INSERT OR REPLACE INTO edges (src, dst, type, weight, created_at) VALUES (?, ?, ?, ?, ?)",
+            [(e.src, e.dst, e.type.value, e.weight, e.created_at) for e in edges],
+        )
 
     def replace(
         self,
@@ -175,39 +186,48 @@ class SqliteStore:
     ) -> None:
         try:
             with self._write() as conn:
-                row = conn.execute(
-                    "SELECT seq, state, version FROM memories WHERE id = ?", (record.id,)
-                ).fetchone()
-                if row is None:
-                    raise NotFound(f"no memory with id {record.id!r}", id=record.id)
-                seq, old_state, stored_version = int(row[0]), str(row[1]), int(row[2])
-                if stored_version != expected_version:
-                    raise ConflictError(
-                        f"memory {record.id} is at version {stored_version}, not {expected_version}; "
-                        "get it again and retry",
-                        id=record.id,
-                        current_version=stored_version,
-                    )
-                values = row_values(record)
-                assignments = ", ".join(f"{name.strip()} = ?" for name in COLUMNS.split(",")[1:])
-                conn.execute(f"UPDATE memories SET {assignments} WHERE seq = ?", (*values[1:], seq))
-                conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
-                conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
-                conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
-                conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
-                self._index(conn, seq, record)
-                if revector:
-                    conn.execute("DELETE FROM vectors WHERE seq = ?", (seq,))
-                    for vector in vectors:
-                        self._put_vector(conn, seq, vector)
-                if revector or old_state != record.state.value:
-                    self._bump_vector_epoch(conn)
-                self._append_audit(conn, audit)
+                self._replace_in(conn, record, expected_version, revector, vectors, audit)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(
                 f"another memory in namespace {record.namespace!r} already has this content",
                 content_hash=record.content_hash,
             ) from exc
+
+    def _replace_in(
+        self,
+        conn: sqlite3.Connection,
+        record: MemoryRecord,
+        expected_version: int,
+        revector: bool,
+        vectors: Sequence[StoredVector],
+        audit: AuditEntry,
+    ) -> None:
+        row = conn.execute("SELECT seq, state, version FROM memories WHERE id = ?", (record.id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no memory with id {record.id!r}", id=record.id)
+        seq, old_state, stored_version = int(row[0]), str(row[1]), int(row[2])
+        if stored_version != expected_version:
+            raise ConflictError(
+                f"memory {record.id} is at version {stored_version}, not {expected_version}; "
+                "get it again and retry",
+                id=record.id,
+                current_version=stored_version,
+            )
+        values = row_values(record)
+        assignments = ", ".join(f"{name.strip()} = ?" for name in COLUMNS.split(",")[1:])
+        conn.execute(f"UPDATE memories SET {assignments} WHERE seq = ?", (*values[1:], seq))
+        conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
+        conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
+        conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
+        conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
+        self._index(conn, seq, record)
+        if revector:
+            conn.execute("DELETE FROM vectors WHERE seq = ?", (seq,))
+            for vector in vectors:
+                self._put_vector(conn, seq, vector)
+        if revector or old_state != record.state.value:
+            self._bump_vector_epoch(conn)
+        self._append_audit(conn, audit)
 
     def delete(self, memory_id: str, audit: AuditEntry) -> None:
         with self._write() as conn:
@@ -474,16 +494,20 @@ class SqliteStore:
             for r in rows
         ]
 
-    def audit_entries(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEntry]:
+    def audit_entries(
+        self, memory_ids: Sequence[str], actions: Sequence[str], per_memory: int = 50
+    ) -> list[AuditEntry]:
         out: list[AuditEntry] = []
         ids = list(dict.fromkeys(memory_ids))
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
+            # The newest `per_memory` of each: a memory repeated thousands of times costs no more.
             rows = self._read(
-                "SELECT at, actor, namespace, action, memory_id, detail FROM audit "
+                "SELECT at, actor, namespace, action, memory_id, detail FROM ("
+                "SELECT *, row_number() OVER (PARTITION BY memory_id ORDER BY seq DESC) AS newest FROM audit "
                 f"WHERE memory_id IN ({', '.join('?' * len(chunk))}) "
-                f"AND action IN ({', '.join('?' * len(actions))}) ORDER BY seq",
-                (*chunk, *actions),
+                f"AND action IN ({', '.join('?' * len(actions))})) WHERE newest <= ? ORDER BY seq",
+                (*chunk, *actions, per_memory),
             )
             out.extend(
                 AuditEntry(
@@ -547,18 +571,15 @@ class SqliteStore:
             return changed
         with self._write() as conn:
             for change in changes:
-                row = conn.execute(
-                    "SELECT namespace, state FROM memories WHERE id = ? AND version = ?",
-                    (change.id, change.expected_version),
-                ).fetchone()
-                if row is None:  # changed or removed since it was read: leave it for the next run
+                found = self._unchanged(conn, change)
+                if found is None:  # changed, used or removed since it was read: leave it for the next run
                     continue
                 conn.execute(
                     "UPDATE memories SET state = ?, version = version + 1, updated_at = ? WHERE id = ?",
                     (change.state.value, at, change.id),
                 )
-                detail = {"from_state": str(row[1]), "to_state": change.state.value, **change.detail}
-                self._append_audit(conn, AuditEntry(at, actor, str(row[0]), action, change.id, detail))
+                detail = {"from_state": found[2], "to_state": change.state.value, **change.detail}
+                self._append_audit(conn, AuditEntry(at, actor, found[1], action, change.id, detail))
                 changed.append(change.id)
             if changed:
                 self._bump_vector_epoch(conn)
@@ -570,13 +591,10 @@ class SqliteStore:
             return removed
         with self._write() as conn:
             for change in deletions:
-                row = conn.execute(
-                    "SELECT seq, namespace FROM memories WHERE id = ? AND version = ?",
-                    (change.id, change.expected_version),
-                ).fetchone()
-                if row is None:
+                found = self._unchanged(conn, change)
+                if found is None:
                     continue
-                seq = int(row[0])
+                seq = found[0]
                 conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
                 conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
                 conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (change.id, change.id))
@@ -584,11 +602,55 @@ class SqliteStore:
                     "DELETE FROM conflicts WHERE first_id = ? OR second_id = ?", (change.id, change.id)
                 )
                 conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
-                self._append_audit(conn, AuditEntry(at, actor, str(row[1]), action, change.id, change.detail))
+                self._append_audit(conn, AuditEntry(at, actor, found[1], action, change.id, change.detail))
                 removed.append(change.id)
             if removed:
                 self._bump_vector_epoch(conn)
         return removed
+
+    def apply_group(self, group: GroupChange, at: float, actor: str, action: str) -> None:
+        try:
+            with self._write() as conn:
+                for change in group.sources:
+                    if self._unchanged(conn, change) is None:
+                        raise ConflictError(
+                            f"memory {change.id} changed or was used during maintenance; its group waits "
+                            "for the next run",
+                            id=change.id,
+                        )
+                if group.survivor is not None:
+                    survivor, expected = group.survivor
+                    if self._unchanged(conn, expected) is None:
+                        raise ConflictError(
+                            f"memory {survivor.id} changed or was used during maintenance", id=survivor.id
+                        )
+                    self._replace_in(conn, survivor, expected.expected_version, False, (), group.audit)
+                if group.summary is not None:
+                    self._insert_in(conn, group.summary, group.summary_vectors, group.audit, ())
+                for change in group.sources:
+                    conn.execute(
+                        "UPDATE memories SET state = ?, version = version + 1, updated_at = ? WHERE id = ?",
+                        (change.state.value, at, change.id),
+                    )
+                    detail = {"from_state": MemoryState.ACTIVE.value, "to_state": change.state.value}
+                    namespace = group.audit.namespace
+                    entry = AuditEntry(at, actor, namespace, action, change.id, {**detail, **change.detail})
+                    self._append_audit(conn, entry)
+                self._put_edges(conn, group.edges)
+                self._bump_vector_epoch(conn)
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"the group's summary already exists: {exc}") from exc
+
+    def _unchanged(self, conn: sqlite3.Connection, change: StateChange) -> tuple[int, str, str] | None:
+        """(seq, namespace, state) if the memory is still active, at the version and use count read."""
+        row = conn.execute(
+            "SELECT seq, namespace, state, version, access_count FROM memories WHERE id = ?", (change.id,)
+        ).fetchone()
+        if row is None or int(row[3]) != change.expected_version or str(row[2]) != MemoryState.ACTIVE.value:
+            return None
+        if change.expected_access is not None and int(row[4]) != change.expected_access:
+            return None
+        return int(row[0]), str(row[1]), str(row[2])
 
     def save_run(self, namespace: str, started_at: float, finished_at: float, report: dict[str, Any]) -> int:
         with self._write() as conn:

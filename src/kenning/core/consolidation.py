@@ -4,7 +4,8 @@ Grouping is greedy around the strongest memories: a seed gathers every unassigne
 to it reaches the threshold (prior art mcp-memory-service clusters at cos >= 0.70 on its model; ours
 is per model, as cosine scales differ). Pairs the caller marks as incompatible (a contradiction) never
 share a group. The summary keeps the most central memory whole and adds the sentences of the others
-that say something it does not, in order of centrality, within a size limit.
+that say something it does not, in order of centrality, within a size limit; a memory whose words do not
+all make it into the summary is left out of the group rather than lost.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from kenning.core.scoring import content_terms
 from kenning.core.text import cjk_runs, words
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
-_NOVELTY = 0.6  # a sentence sharing less than this share of its words with the summary so far is new
 
 
 def similar_pairs(
@@ -75,28 +76,44 @@ def centrality_order(matrix: npt.NDArray[np.float32]) -> list[int]:
     return sorted(range(matrix.shape[0]), key=lambda i: (-float(score[i]), i))
 
 
-def extractive_summary(texts: Sequence[str], order: Sequence[int], max_chars: int) -> str:
-    """The first text of `order` whole, then the new sentences of the others, within `max_chars`."""
+def extractive_summary(texts: Sequence[str], order: Sequence[int], max_chars: int) -> tuple[str, list[int]]:
+    """The first text of `order` whole, then every sentence of the others that says something new,
+    within `max_chars`; with the indices of the texts the summary fully covers.
+
+    A sentence is redundant only when every one of its content words (names and numbers included) is
+    already in the summary: "Bob prefers dark mode" is not covered by "Alice prefers dark mode". A text
+    whose new sentences did not fit is not covered, and must not be replaced by the summary.
+    """
     chosen: list[str] = []
     seen: set[str] = set()
+    covered: list[int] = []
     length = 0
     for position, index in enumerate(order):
         sentences = [texts[index].strip()] if position == 0 else _sentences(texts[index])
+        complete = True
         for sentence in sentences:
             terms = _terms(sentence)
-            if position > 0 and (not terms or len(terms & seen) / len(terms) >= _NOVELTY):
+            if position > 0 and terms <= seen:
                 continue
-            if chosen and length + len(sentence) + 1 > max_chars:
-                return " ".join(chosen)
-            chosen.append(sentence[:max_chars])
+            if length + len(sentence) + (1 if chosen else 0) > max_chars:
+                complete = False
+                break
+            chosen.append(sentence)
             seen |= terms
-            length += len(sentence) + 1
-    return " ".join(chosen)
+            length += len(sentence) + (1 if len(chosen) > 1 else 0)
+        if not complete:
+            if position == 0:
+                return "", []
+            continue
+        covered.append(index)
+    return " ".join(chosen), covered
 
 
 def _terms(sentence: str) -> set[str]:
-    """Words, and for Chinese, Japanese and Korean the single characters, which carry the meaning."""
-    return set(words(sentence)) | {char for run in cjk_runs(sentence) for char in run}
+    """Content words, every number (even one digit), and the single characters of Chinese, Japanese and
+    Korean, which carry the meaning."""
+    numbers = {word for word in words(sentence) if any(ch.isdigit() for ch in word)}
+    return content_terms(sentence) | numbers | {char for run in cjk_runs(sentence) for char in run}
 
 
 def _sentences(text: str) -> list[str]:

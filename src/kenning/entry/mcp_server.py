@@ -12,7 +12,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from kenning import __version__
-from kenning.core.errors import KenningError
+from kenning.core.errors import InvalidInput, KenningError
 from kenning.core.validation import MemoryDraft, parse_time
 from kenning.entry import schemas
 from kenning.services.deps import Caller
@@ -455,8 +455,17 @@ def build_server(
         from kenning.services.lifecycle import STEPS, MaintenanceRequest
 
         def run() -> schemas.MaintenanceOut:
-            request = MaintenanceRequest(dry_run=dry_run, policy=policy, steps=steps or STEPS)
-            return schemas.maintenance_out(app.maintain(caller(), request))
+            if policy == "delete" and not dry_run and app.deps.lifecycle.forgetting.policy != "delete":
+                # An agent may not switch on permanent deletion for itself; the operator decides.
+                raise InvalidInput(
+                    "policy",
+                    "deletion is off on this server; an operator enables it with "
+                    "KENNING_LIFECYCLE__POLICY=delete or runs `kenning maintain --policy delete`",
+                )
+            request = MaintenanceRequest(
+                dry_run=dry_run, policy=policy, steps=STEPS if steps is None else steps
+            )
+            return schemas.maintenance_out(app.maintain(caller(), request), store_bytes=False)
 
         return _call(run)
 

@@ -121,7 +121,7 @@ class MaintenanceOut(BaseModel):
     insights: list[dict[str, Any]]
     skipped: list[str]
     notes: list[str]
-    used_bytes_before: int
+    used_bytes_before: int = Field(description="Pages of the whole store in use (0 over MCP).")
     used_bytes_after: int
     active_after: int
     run_id: int | None = Field(description="Id of the kept report; null for a dry run, which keeps nothing.")
@@ -415,7 +415,10 @@ def insights_out(cards: list[Insight]) -> InsightsOut:
     )
 
 
-def maintenance_out(report: MaintenanceReport) -> MaintenanceOut:
+def maintenance_out(report: MaintenanceReport, *, store_bytes: bool = True) -> MaintenanceOut:
+    """`store_bytes=False` for callers who see one namespace: the byte counts are the whole store's."""
     data = report.as_dict()
+    if not store_bytes:
+        data["used_bytes_before"] = data["used_bytes_after"] = 0
     data["started_at"] = format_time(report.started_at)
     return MaintenanceOut.model_validate(data)

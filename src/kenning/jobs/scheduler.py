@@ -43,7 +43,9 @@ class MaintenanceScheduler:
             if self._stop.is_set():
                 break
             try:
-                report = self.app.maintain(Caller(namespace, ACTOR), MaintenanceRequest(dry_run=False))
+                report = self.app.maintain(
+                    Caller(namespace, ACTOR), MaintenanceRequest(dry_run=False), cancelled=self._stop.is_set
+                )
             except KenningError as exc:  # another process holds the lease, or the store is busy: next time
                 logger.info("maintenance of %s skipped: %s", namespace, exc.message)
                 continue
@@ -55,7 +57,8 @@ class MaintenanceScheduler:
         self._thread = threading.Thread(target=self._loop, name="kenning-maintenance", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout_s: float = 5.0) -> None:
+    def stop(self, timeout_s: float = 60.0) -> None:
+        """Ask a run in progress to end after its current group (each is one transaction) and wait."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout_s)

@@ -36,6 +36,20 @@ class StateChange:
     state: MemoryState
     expected_version: int
     detail: dict[str, Any] = field(default_factory=dict)
+    expected_access: int | None = None  # a recall since the read counts as a change too
+
+
+@dataclass(frozen=True, slots=True)
+class GroupChange:
+    """One consolidation group, applied all or nothing: if any memory in it changed since it was read,
+    nothing is written."""
+
+    sources: Sequence[StateChange]  # each still active, then moved to its new state
+    audit: AuditEntry  # for the summary written, or the survivor updated
+    summary: MemoryRecord | None = None
+    summary_vectors: Sequence[StoredVector] = ()
+    survivor: tuple[MemoryRecord, StateChange] | None = None  # the updated survivor and what it was
+    edges: Sequence[Edge] = ()
 
 
 @dataclass(slots=True)
@@ -169,8 +183,11 @@ class MemoryStore(Protocol):
         """How many of these audit actions this actor took since `since`."""
         ...
 
-    def audit_entries(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEntry]:
-        """Audit entries of these memories with these actions, oldest first."""
+    def audit_entries(
+        self, memory_ids: Sequence[str], actions: Sequence[str], per_memory: int = 50
+    ) -> list[AuditEntry]:
+        """Audit entries of these memories with these actions, oldest first; at most the newest
+        `per_memory` of each memory."""
         ...
 
     def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
@@ -192,6 +209,11 @@ class MemoryStore(Protocol):
 
     def delete_many(self, deletions: Sequence[StateChange], at: float, actor: str, action: str) -> list[str]:
         """Delete memories in one transaction, each with an audit entry; skips any that changed."""
+        ...
+
+    def apply_group(self, group: GroupChange, at: float, actor: str, action: str) -> None:
+        """Write a consolidation group in one transaction; ConflictError (nothing written) if any of its
+        memories changed, was used or vanished since it was read."""
         ...
 
     def save_run(self, namespace: str, started_at: float, finished_at: float, report: dict[str, Any]) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kenning.core.insights import Insight
@@ -115,8 +115,10 @@ class Kenning:
             token_budget=token_budget,
         )
 
-    def maintain(self, caller: Caller, request: MaintenanceRequest) -> MaintenanceReport:
-        return maintain(self.deps, caller, request)
+    def maintain(
+        self, caller: Caller, request: MaintenanceRequest, *, cancelled: Callable[[], bool] = lambda: False
+    ) -> MaintenanceReport:
+        return maintain(self.deps, caller, request, cancelled=cancelled)
 
     def maintenance_runs(self, caller: Caller, limit: int = 5) -> list[dict[str, Any]]:
         return self.deps.store.runs(caller.namespace, limit)
@@ -137,3 +139,6 @@ class Kenning:
 
     def close(self) -> None:
         self.deps.store.close()
+        close = getattr(self.deps.summarizer, "close", None)
+        if callable(close):
+            close()

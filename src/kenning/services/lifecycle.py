@@ -12,7 +12,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -24,7 +24,7 @@ from kenning.core import limits
 from kenning.core.conflict import judge
 from kenning.core.consolidation import centrality_order, extractive_summary, group, similar_pairs
 from kenning.core.decay import idle_days, strength
-from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, KenningError
+from kenning.core.errors import ConflictError, InvalidInput, KenningError
 from kenning.core.forgetting import Decision, MemoryVitals, check_policy, decide
 from kenning.core.ids import new_ulid
 from kenning.core.ontology import base_type
@@ -36,8 +36,9 @@ from kenning.core.records import (
     MemoryRecord,
     MemoryState,
 )
+from kenning.core.screening import inspect
 from kenning.core.text import content_hash
-from kenning.ports.store import StateChange, StoredVector
+from kenning.ports.store import GroupChange, StateChange, StoredVector
 from kenning.services.deps import Caller, Deps
 
 logger = logging.getLogger(__name__)
@@ -105,7 +106,15 @@ def check_steps(steps: Sequence[str]) -> list[str]:
     return [s for s in STEPS if s in steps]
 
 
-def maintain(deps: Deps, caller: Caller, request: MaintenanceRequest) -> MaintenanceReport:
+def maintain(
+    deps: Deps,
+    caller: Caller,
+    request: MaintenanceRequest,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> MaintenanceReport:
+    """One run; `cancelled` is asked between groups, so a stopping server ends a run between two
+    atomic steps rather than in the middle of one."""
     policy = check_policy(request.policy or deps.lifecycle.forgetting.policy)
     steps = check_steps(request.steps)
     started = deps.clock.now()
@@ -128,7 +137,7 @@ def maintain(deps: Deps, caller: Caller, request: MaintenanceRequest) -> Mainten
         plan = _Plan(deps, caller, policy, started, report, request.list_all)
         plan.build(steps)
         if not request.dry_run:
-            plan.apply()
+            plan.apply(lambda: _still_held(deps, lease, holder) and not cancelled())
         report.seconds = round(time.perf_counter() - began, 3)
         report.used_bytes_after = deps.store.stats(None).used_bytes
         report.active_after = deps.store.stats(None, caller.namespace).by_state.get(
@@ -147,9 +156,16 @@ def maintain(deps: Deps, caller: Caller, request: MaintenanceRequest) -> Mainten
     return report
 
 
+def _still_held(deps: Deps, lease: str, holder: str) -> bool:
+    """Renew the lease; False if another maintainer took it over (this run then stops)."""
+    return deps.store.acquire_lease(lease, holder, deps.clock.now(), _LEASE_TTL_S) is None
+
+
 def _kept_form(report: dict[str, Any]) -> dict[str, Any]:
-    """What a kept report holds: everything but the long per-memory lists, which the caller got."""
-    kept = {k: v for k, v in report.items() if k not in ("actions", "summaries", "insights")}
+    """What a kept report holds: the figures, not the per-memory lists (which the caller got) nor the
+    store-wide byte counts (which are not the namespace's to see)."""
+    dropped = ("actions", "summaries", "insights", "used_bytes_before", "used_bytes_after")
+    kept = {k: v for k, v in report.items() if k not in dropped}
     kept["summaries"] = len(report["summaries"])
     kept["insights"] = len(report["insights"])
     return kept
@@ -179,11 +195,22 @@ class _Plan:
             for r in self.records.values()
         }
         self.summaries: list[PlannedSummary] = []
-        self.supersede: dict[str, str] = {}  # source -> why
         self.decisions: list[Decision] = []
         self.model: str | None = None
         self.vectors: dict[str, npt.NDArray[np.float32]] = {}
         self.edges = deps.store.edges_of(list(self.records)) if self.records else []
+        # A protected neighbour (pinned, important, recently used) counts as strong, however faded.
+        vitality = {i: 1.0 if self._protected(r) else self.strength[i] for i, r in self.records.items()}
+        self.neighbours: dict[str, list[float]] = {}
+        self.history_heads: set[str] = set()  # memories that summarise or replace others
+        for edge in self.edges:
+            if edge.type in (EdgeType.SUPERSEDES, EdgeType.DERIVED_FROM):
+                self.history_heads.add(edge.src)
+            if edge.type in (EdgeType.SUPERSEDES, EdgeType.CONTRADICTS):
+                continue
+            for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                if there in vitality:
+                    self.neighbours.setdefault(here, []).append(vitality[there])
 
     # -- planning ---------------------------------------------------------------------------------
 
@@ -227,6 +254,11 @@ class _Plan:
         recent = idle_days(self.now, record.created_at, record.last_accessed_at) < rules.recent_days
         return record.pinned or record.importance >= rules.keep_importance or recent
 
+    def _bridge(self, memory_id: str) -> bool:
+        rules = self.deps.lifecycle.forgetting
+        strong = sum(1 for s in self.neighbours.get(memory_id, ()) if s >= rules.bridge_strength)
+        return strong >= rules.bridge_neighbours
+
     def _groups(self, ids: list[str], threshold: float) -> list[list[str]]:
         ids = [i for i in ids if i in self.vectors]
         if len(ids) < 2 or self.model is None:
@@ -255,7 +287,9 @@ class _Plan:
         candidates = [
             r.id
             for r in self.records.values()
-            if base_type(r.type) not in _NOT_CONSOLIDATED and not self._protected(r)
+            if base_type(r.type) not in _NOT_CONSOLIDATED
+            and not self._protected(r)
+            and not self._bridge(r.id)
         ]
         for members in self._groups(candidates, min(limits.duplicate, limits.related)):
             matrix = np.stack([self.vectors[i] for i in members])
@@ -293,15 +327,6 @@ class _Plan:
 
     def _plan_forgetting(self) -> None:
         rules = replace(self.deps.lifecycle.forgetting, policy=self.policy)
-        # A protected neighbour (pinned, important, recently used) counts as strong, however faded.
-        vitality = {i: 1.0 if self._protected(r) else self.strength[i] for i, r in self.records.items()}
-        neighbours: dict[str, list[float]] = {}
-        for edge in self.edges:
-            if edge.type in (EdgeType.SUPERSEDES, EdgeType.CONTRADICTS):
-                continue
-            for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
-                if there in vitality:
-                    neighbours.setdefault(here, []).append(vitality[there])
         compress: list[str] = []
         # Memories grouped in this run are settled by their group; the next run judges the survivors.
         consolidated = {s for planned in self.summaries for s in (*planned.sources, planned.survivor) if s}
@@ -317,9 +342,17 @@ class _Plan:
                     importance=record.importance,
                     pinned=record.pinned,
                     ever_accessed=record.access_count > 0,
-                    neighbour_strengths=neighbours.get(record.id, ()),
+                    neighbour_strengths=self.neighbours.get(record.id, ()),
                 ),
             )
+            if decision.action == "delete" and record.id in self.history_heads:
+                # Deleting a summary would leave the memories it replaced with nothing pointing at them.
+                decision = replace(
+                    decision,
+                    action="archive",
+                    reason=f"{decision.reason}; archived, not deleted: it holds the "
+                    "history of the memories it replaced",
+                )
             if decision.action == "compress":
                 compress.append(record.id)
             else:
@@ -352,22 +385,28 @@ class _Plan:
         texts = [self.records[i].content for i in members]
         order = centrality_order(matrix) if matrix is not None else list(range(len(members)))
         limit = self.deps.lifecycle.summary_max_chars
-        body = extractive_summary(texts, order, limit - len(heading) - 1)
-        content = f"{heading} {body}" if heading else body
-        method = "extractive"
-        survivor = None
-        if kind != "episodes" and content.strip() == texts[order[0]].strip():
-            # The others add nothing the most central one does not say: it absorbs them.
-            survivor, method = members[order[0]], "merge"
-        self.summaries.append(
-            PlannedSummary(
-                kind=kind,
-                sources=[i for i in members if i != survivor],
-                content=content,
-                method=method,
-                survivor=survivor,
+        body, covered = extractive_summary(texts, order, limit - len(heading) - 1)
+        if kind == "episodes":
+            # The turns stay as they are; the summary links to all of them, however much of each it quotes.
+            if body:
+                self.summaries.append(
+                    PlannedSummary(
+                        kind=kind, sources=members, content=f"{heading} {body}", method="extractive"
+                    )
+                )
+            return
+        if len(covered) < 2:
+            return  # nothing but the seed fits: no group, nothing replaced
+        sources = [members[i] for i in covered]
+        if body.strip() == texts[order[0]].strip():
+            # Every word the others say, the most central one says already: it absorbs them.
+            survivor = members[order[0]]
+            rest = [i for i in sources if i != survivor]
+            self.summaries.append(
+                PlannedSummary(kind=kind, sources=rest, content=body, method="merge", survivor=survivor)
             )
-        )
+            return
+        self.summaries.append(PlannedSummary(kind=kind, sources=sources, content=body, method="extractive"))
 
     def _summarise_report(self) -> None:
         report = self.report
@@ -419,44 +458,74 @@ class _Plan:
 
     # -- applying ---------------------------------------------------------------------------------
 
-    def apply(self) -> None:
+    def apply(self, go_on: Callable[[], bool]) -> None:
+        """Apply the plan; each group is one transaction, and the counts become what was really done."""
+        done: dict[str, int] = {}
+        store = self.deps.store
         for planned in self.summaries:
+            if not go_on():
+                self.report.skipped.append("run stopped early (server stopping, or the lease was lost)")
+                break
             try:
                 self._apply_summary(planned)
-            except (BackendUnavailable, ConflictError) as exc:
-                self.report.skipped.append(f"{planned.kind} group of {len(planned.sources)}: {exc.message}")
-        store, now = self.deps.store, self.deps.clock.now()
-        archive = [
-            StateChange(d.id, MemoryState.ARCHIVED, self.records[d.id].version, {"reason": d.reason})
-            for d in self.decisions
-            if d.action == "archive"
-        ]
-        done = store.change_states(archive, now, ACTOR, "maintenance_archive")
-        self._note_skipped(archive, done)
-        deletions = [
-            StateChange(d.id, MemoryState.ARCHIVED, self.records[d.id].version, {"reason": d.reason})
-            for d in self.decisions
-            if d.action == "delete"
-        ]
-        removed = store.delete_many(deletions, now, ACTOR, "maintenance_delete")
-        self._note_skipped(deletions, removed)
+            except KenningError as exc:  # changed, used or removed meanwhile; the summarizer; the embedder
+                self.report.skipped.append(
+                    f"{planned.kind} group of {len(planned.sources) + bool(planned.survivor)} "
+                    f"({', '.join(planned.sources)}): {exc.message}"
+                )
+                continue
+            key = "merged" if planned.survivor else f"summarised_{planned.kind}"
+            done[key] = done.get(key, 0) + len(planned.sources)
+            if planned.kind == "compress":
+                done["compress"] = done.get("compress", 0) + len(planned.sources)
+            if not planned.survivor:
+                done["summaries"] = done.get("summaries", 0) + 1
+        else:
+            for action, method in (("archive", store.change_states), ("delete", store.delete_many)):
+                wanted = [
+                    self._change(d.id, MemoryState.ARCHIVED, {"reason": d.reason})
+                    for d in self.decisions
+                    if d.action == action
+                ]
+                finished = method(wanted, self.deps.clock.now(), ACTOR, f"maintenance_{action}")
+                if finished:
+                    done[action] = len(finished)
+                missed = sorted({c.id for c in wanted} - set(finished))
+                if missed:
+                    self.report.skipped.append(
+                        f"{action}: {len(missed)} memories changed or were used during the run and were left "
+                        f"as they are: {', '.join(missed[:20])}{' ...' if len(missed) > 20 else ''}"
+                    )
+        done.setdefault("summaries", 0)
+        self.report.counts = dict(sorted(done.items()))
 
-    def _note_skipped(self, wanted: Sequence[StateChange], done: Sequence[str]) -> None:
-        missed = len(wanted) - len(done)
-        if missed:
-            self.report.skipped.append(f"{missed} memories changed during the run and were left as they are")
+    def _change(self, memory_id: str, state: MemoryState, detail: dict[str, Any]) -> StateChange:
+        """A change that holds only while the memory is as it was read: same version, same use count."""
+        record = self.records[memory_id]
+        return StateChange(memory_id, state, record.version, detail, expected_access=record.access_count)
 
     def _apply_summary(self, planned: PlannedSummary) -> None:
-        store, now = self.deps.store, self.deps.clock.now()
+        now = self.deps.clock.now()
         sources = [self.records[i] for i in planned.sources]
+        episodes = planned.kind == "episodes"
+        state = MemoryState.ARCHIVED if planned.kind == "compress" else MemoryState.SUPERSEDED
         if planned.survivor is None:
             planned.content, planned.method = self._better_summary(planned)
             record = self._summary_record(planned, sources, now)
+            planned.id = record.id
+        else:
+            planned.id = planned.survivor
+        why = {"by": planned.id, "reason": f"consolidated ({planned.kind})"}
+        # Episodes stay active: the summary is read beside them, so they are only checked, not changed.
+        changes = [] if episodes else [self._change(s.id, state, why) for s in sources]
+        edges = [Edge(planned.id, s.id, EdgeType.DERIVED_FROM, 1.0, now) for s in sources]
+        if not episodes and planned.kind != "compress":
+            edges += [Edge(planned.id, s.id, EdgeType.SUPERSEDES, 1.0, now) for s in sources]
+        if planned.survivor is None:
             vectors: list[StoredVector] = []
             embedded = self.deps.embeddings.passages([record.content])
             if embedded is not None:
                 vectors.append(StoredVector(embedded[0], embedded[1][0]))
-            edges = [Edge(record.id, s.id, EdgeType.DERIVED_FROM, 1.0, now) for s in sources]
             audit = AuditEntry(
                 now,
                 ACTOR,
@@ -465,34 +534,24 @@ class _Plan:
                 record.id,
                 {"kind": planned.kind, "sources": planned.sources, "method": planned.method},
             )
-            store.insert(record, vectors, audit, edges)
-            planned.id = record.id
+            group = GroupChange(
+                sources=changes, audit=audit, summary=record, summary_vectors=vectors, edges=edges
+            )
         else:
-            planned.id = planned.survivor
-            self._absorb(planned.survivor, sources, now)
-        self.report.summaries[self.summaries.index(planned)]["id"] = planned.id
-        if planned.kind == "episodes":
-            return  # the turns stay, verbatim; the summary is what older questions will find first
-        state = MemoryState.ARCHIVED if planned.kind == "compress" else MemoryState.SUPERSEDED
-        changes = [
-            StateChange(
-                s.id, state, s.version, {"by": planned.id, "reason": f"consolidated ({planned.kind})"}
+            merged, audit = self._absorbed(planned.survivor, sources, now)
+            group = GroupChange(
+                sources=changes,
+                audit=audit,
+                survivor=(merged, self._change(planned.survivor, MemoryState.ACTIVE, {})),
+                edges=edges,
             )
-            for s in sources
-        ]
         action = "maintenance_compress" if planned.kind == "compress" else "maintenance_consolidate"
-        done = store.change_states(changes, now, ACTOR, action)
-        self._note_skipped(changes, done)
-        link = EdgeType.DERIVED_FROM if planned.kind == "compress" else EdgeType.SUPERSEDES
-        for source_id in done:
-            store.add_edge(
-                Edge(planned.id, source_id, link, 1.0, now),
-                AuditEntry(
-                    now, ACTOR, self.caller.namespace, "link", planned.id, {"to": source_id, "type": link}
-                ),
-            )
+        self.deps.store.apply_group(group, now, ACTOR, action)
+        self.report.summaries[self.summaries.index(planned)]["id"] = planned.id
 
-    def _absorb(self, survivor_id: str, sources: list[MemoryRecord], now: float) -> None:
+    def _absorbed(
+        self, survivor_id: str, sources: list[MemoryRecord], now: float
+    ) -> tuple[MemoryRecord, AuditEntry]:
         """The surviving duplicate takes on the others' labels and use, as a repeated write would."""
         survivor = self.records[survivor_id]
         tags, entities = list(survivor.tags), list(survivor.entities)
@@ -505,6 +564,7 @@ class _Plan:
             entities=entities[: limits.ENTITIES_MAX],
             importance=max([survivor.importance, *(s.importance for s in sources)]),
             access_count=survivor.access_count + sum(s.access_count for s in sources),
+            last_accessed_at=_latest([survivor, *sources]),
             updated_at=now,
             version=survivor.version + 1,
         )
@@ -516,9 +576,7 @@ class _Plan:
             survivor.id,
             {"absorbed": [s.id for s in sources]},
         )
-        self.deps.store.replace(
-            merged, expected_version=survivor.version, revector=False, vectors=(), audit=audit
-        )
+        return merged, audit
 
     def _better_summary(self, planned: PlannedSummary) -> tuple[str, str]:
         """The summarizer's text if one is configured and answers; otherwise the extractive one."""
@@ -533,6 +591,10 @@ class _Plan:
             return planned.content, planned.method
         if not text:
             self.report.notes.append("summarizer returned nothing, extractive summary kept")
+            return planned.content, planned.method
+        if inspect(text):
+            # What a model writes is screened like any write; a summary must not carry instructions.
+            self.report.notes.append("summarizer output read like instructions, extractive summary kept")
             return planned.content, planned.method
         return text[: self.deps.lifecycle.summary_max_chars], summarizer.model_id
 
@@ -559,7 +621,15 @@ class _Plan:
             tags=tags[: limits.TAGS_MAX],
             entities=entities[: limits.ENTITIES_MAX],
             importance=max(s.importance for s in sources),
+            # The summary carries its sources' use: a recalled fact stays "ever recalled" once folded in.
+            access_count=0 if planned.kind == "episodes" else sum(s.access_count for s in sources),
+            last_accessed_at=None if planned.kind == "episodes" else _latest(sources),
             trust=lowest,
             source=f"maintenance: {planned.kind} summary of {len(sources)} memories",
             metadata={"summary_of": planned.kind, "sources": len(sources), "method": planned.method},
         )
+
+
+def _latest(records: Sequence[MemoryRecord]) -> float | None:
+    used = [r.last_accessed_at for r in records if r.last_accessed_at is not None]
+    return max(used) if used else None

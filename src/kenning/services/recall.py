@@ -255,13 +255,17 @@ def _second_stage(
                 penalty -= 0.5
             adjustments.append(("lifecycle", weights["lifecycle"] * penalty))
             # Strength as one factor (SPEC §7): a faded memory gives way to a live one of equal match.
-            alive = ranking_factor(
-                strength(
-                    deps.lifecycle.decay,
-                    base_type=base_type(record.type),
-                    importance=record.importance,
-                    idle_days=idle_days(now, record.created_at, record.last_accessed_at),
-                    recall_count=record.access_count,
+            alive = (
+                1.0
+                if record.pinned
+                else ranking_factor(
+                    strength(
+                        deps.lifecycle.decay,
+                        base_type=base_type(record.type),
+                        importance=record.importance,
+                        idle_days=idle_days(now, record.created_at, record.last_accessed_at),
+                        recall_count=record.access_count,
+                    )
                 )
             )
             adjustments.append(("strength", weights["strength"] * (alive - 1.0)))
