@@ -7,6 +7,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
@@ -84,3 +85,34 @@ async def test_insights_and_beliefs_tools(client: Client) -> None:
     assert (await call(client, "consolidate", {"policy": "delete"}))["counts"]["delete"] == 6
     assert "steps" in await error(client, "consolidate", {"steps": []})
     assert "min_confidence" in await error(client, "beliefs", {"min_confidence": 3})
+
+
+async def test_a_long_running_server_maintains_in_the_background(tmp_path: Path) -> None:
+    db = tmp_path / "bg.db"
+    clock = ManualClock(time.time() - 200 * DAY)
+    app = Kenning(Deps(store=SqliteStore(db), embeddings=EmbeddingGate(None, configured="none"), clock=clock))
+    try:
+        app.remember(
+            Caller(NAMESPACE, "seed"), MemoryDraft(content="an old note nobody reads", importance=0.1)
+        )
+    finally:
+        app.close()
+    params = StdioServerParameters(
+        command=KENNING,
+        args=["serve"],
+        env={
+            "KENNING_STORAGE__DB_PATH": str(db),
+            "KENNING_SERVER__NAMESPACE": NAMESPACE,
+            "KENNING_EMBEDDINGS__PROVIDER": "none",
+            "KENNING_LIFECYCLE__INTERVAL_HOURS": "0.0005",  # checks every 1.8 s
+        },
+    )
+    async with Client(params, read_timeout_seconds=60) as client:
+        status: dict[str, object] = {}
+        for _ in range(100):
+            status = await call(client, "status", {})
+            if status["maintenance"] is not None:
+                break
+            await anyio.sleep(0.2)
+        assert status["maintenance"] is not None, "no background run within 20 s"
+        assert status["by_state"] == {"archived": 1}
