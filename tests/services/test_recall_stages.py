@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from conftest import CALLER
@@ -47,7 +48,28 @@ def test_turns_of_a_session_get_context_vectors(app: Kenning) -> None:
     app.remember(CALLER, MemoryDraft(content="turn 3", session_id="s9"))
     app.remember(CALLER, MemoryDraft(content="no session"))
     vectors = app.status(CALLER).vectors_by_model
-    assert vectors == {"test:hashing:128": 5, "test:hashing:128#context": 3}
+    assert vectors == {"test:hashing:128": 5, "test:hashing:128#context": 3, "test:hashing:128#window": 3}
+
+
+def test_a_turn_gets_its_window_when_the_next_turn_arrives(app: Kenning) -> None:
+    """The window of a turn is the turn before, the turn, and the turn after, wherever they were written."""
+    texts = ["Ann: guess what I adopted", "Bo: a puppy?!", "Ann: yes, a beagle", "Bo: lovely"]
+    first = app.remember_many(CALLER, [MemoryDraft(content=t, session_id="s1") for t in texts[:3]])
+    last = app.remember(CALLER, MemoryDraft(content=texts[3], session_id="s1"))
+    ids = [o.record.id for o in first] + [last.record.id]
+    model = app.deps.embeddings.model_id()
+    assert model is not None
+    windows = app.deps.store.vectors_of(f"{model}#window", ids)
+    assert set(windows) == set(ids[:3])  # the newest turn waits for its successor
+    expected = {
+        ids[0]: "\n".join(texts[0:2]),  # the first turn of a session has no turn before
+        ids[1]: "\n".join(texts[0:3]),
+        ids[2]: "\n".join(texts[1:4]),  # its successor came in a later write
+    }
+    embedded = app.deps.embeddings.passages(list(expected.values()))
+    assert embedded is not None
+    for memory_id, row in zip(expected, embedded[1], strict=True):
+        assert np.allclose(windows[memory_id], row, atol=1e-6)
 
 
 def test_a_statement_outranks_a_question_with_the_same_words(app: Kenning) -> None:

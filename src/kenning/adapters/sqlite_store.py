@@ -335,13 +335,13 @@ class SqliteStore:
         )
         return int(rows[0][0])
 
-    def last_in_session(self, namespace: str, session_id: str) -> MemoryRecord | None:
+    def session_tail(self, namespace: str, session_id: str, count: int) -> list[MemoryRecord]:
         rows = self._read(
             f"SELECT {COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? "
-            "ORDER BY event_time DESC, seq DESC LIMIT 1",
-            (namespace, session_id),
+            "ORDER BY event_time DESC, seq DESC LIMIT ?",
+            (namespace, session_id, count),
         )
-        return record_from_row(rows[0]) if rows else None
+        return [record_from_row(row) for row in reversed(rows)]
 
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
         where, params = filter_sql(filters)

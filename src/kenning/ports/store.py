@@ -129,8 +129,9 @@ class MemoryStore(Protocol):
         """Newest first by event time; (id, event_time)."""
         ...
 
-    def last_in_session(self, namespace: str, session_id: str) -> MemoryRecord | None:
-        """The newest memory of a conversation session (by event time, then write order)."""
+    def session_tail(self, namespace: str, session_id: str, count: int) -> list[MemoryRecord]:
+        """The newest `count` memories of a conversation session, oldest first (by event time, then
+        write order)."""
         ...
 
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:

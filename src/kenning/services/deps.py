@@ -23,7 +23,7 @@ class Caller:
     agent_id: str
 
 
-ALL_CHANNELS = ("dense", "context", "bm25", "cjk")
+ALL_CHANNELS = ("dense", "context", "window", "bm25", "cjk")
 ALL_STAGES = ("time", "coverage", "question", "conversation", "graph", "lifecycle", "subject")
 
 # Channel weights on normalised scales (cosine as z-score, keyword scores over the best one), and
@@ -31,7 +31,8 @@ ALL_STAGES = ("time", "coverage", "question", "conversation", "graph", "lifecycl
 # numbers, so they describe how much each signal matters rather than fit six conversations.
 DEFAULT_WEIGHTS: dict[str, float] = {
     "dense": 0.5,
-    "context": 0.4,
+    "context": 0.3,
+    "window": 0.3,
     "bm25": 3.0,
     "cjk": 2.0,
     "time": 1.0,

@@ -2,7 +2,8 @@
 
 Stages, each switchable in RetrievalParams for the ablation in `kenning bench locomo`:
 1. channels: dense cosine over memories, dense cosine over conversation context (a turn read with the
-   one before it), BM25 over words, a character channel for Chinese/Japanese/Korean;
+   one before it) and over its window (read between the turns before and after it), BM25 over
+   words, a character channel for Chinese/Japanese/Korean;
 2. fusion: weighted sum of normalised channel scores (core/scoring.py);
 3. second stage over the best `rerank_depth` candidates: query-term coverage, questions ranked below
    statements, a bonus inside a time range named in the query, trust, state and strength (decay);
@@ -48,7 +49,7 @@ from kenning.core.validation import (
 )
 from kenning.services.beliefs import assess_many
 from kenning.services.deps import Caller, Deps, RetrievalParams
-from kenning.services.remember import context_model
+from kenning.services.remember import context_model, window_model
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +187,7 @@ def _search(
         results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
         results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
-    dense_wanted = [c for c in ("dense", "context") if c in params.channels]
+    dense_wanted = [c for c in ("dense", "context", "window") if c in params.channels]
     embedded = None
     if dense_wanted:
         try:
@@ -196,10 +197,11 @@ def _search(
     if embedded is not None:
         model, vector = embedded
         keyword_ids = [item for result in results for item, _ in result.hits]
+        models = {"dense": model, "context": context_model(model), "window": window_model(model)}
         for channel in dense_wanted:
             found = store.search_vectors(
                 vector,
-                model if channel == "dense" else context_model(model),
+                models[channel],
                 filters,
                 depth,
                 include=keyword_ids,

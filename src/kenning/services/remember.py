@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -135,12 +136,17 @@ def remember_many(
         else:
             fresh.append(index)
 
-    contexts = _conversation_contexts(deps, caller, [clean[i] for i in fresh])
+    threads = _conversation_threads(deps, caller, [clean[i] for i in fresh])
+    extra = threads.contexts + threads.windows
     embedded: tuple[str, Vector] | None = None
     embed_failure: list[str] = []
     if fresh:
         try:
-            embedded = deps.embeddings.passages([clean[i].content for i in fresh] + [t for _, t in contexts])
+            embedded = deps.embeddings.passages(
+                [clean[i].content for i in fresh]
+                + [text for _, text in extra]
+                + [text for _, text in threads.stored_windows]
+            )
         except BackendUnavailable as exc:
             # The write must not fail because the embedder did: store it keyword-searchable, say so.
             logger.warning("embedding failed, storing without vectors: %s", exc)
@@ -152,10 +158,14 @@ def remember_many(
         model, matrix = embedded
         for position in range(len(fresh)):
             vectors[position].append(StoredVector(model=model, values=matrix[position]))
-        for offset, (position, _) in enumerate(contexts):
-            vectors[position].append(
-                StoredVector(model=context_model(model), values=matrix[len(fresh) + offset])
-            )
+        for offset, (position, _) in enumerate(extra):
+            kind = context_model(model) if offset < len(threads.contexts) else window_model(model)
+            vectors[position].append(StoredVector(model=kind, values=matrix[len(fresh) + offset]))
+        for offset, (memory_id, _) in enumerate(threads.stored_windows):
+            row = matrix[len(fresh) + len(extra) + offset]
+            # NotFound: the earlier turn was deleted meanwhile and needs no window any more.
+            with contextlib.suppress(NotFound):
+                deps.store.put_vectors(memory_id, [StoredVector(model=window_model(model), values=row)])
     for position, index in enumerate(fresh):
         draft = clean[index]
         screening = screens[index]
@@ -248,27 +258,54 @@ def context_model(model: str) -> str:
     return f"{model}#context"
 
 
-def _conversation_contexts(
-    deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft]
-) -> list[tuple[int, str]]:
-    """(position, text) for each draft that continues a session: the previous turn, then this one.
+def window_model(model: str) -> str:
+    """Vectors of a turn read between its neighbours (the turn before and the turn after)."""
+    return f"{model}#window"
+
+
+@dataclass(slots=True)
+class _Threads:
+    """The extra texts a batch of session turns is embedded as, besides each turn on its own.
+
+    contexts: (position in the batch, previous turn + this turn) for each turn that continues a session;
+    windows: (position, turn before + turn + turn after) for each turn whose successor is in the batch;
+    stored_windows: (memory id, the same) for the stored turn a turn of the batch continues.
+    """
+
+    contexts: list[tuple[int, str]] = field(default_factory=list)
+    windows: list[tuple[int, str]] = field(default_factory=list)
+    stored_windows: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _conversation_threads(deps: Deps, caller: Caller, drafts: Sequence[MemoryDraft]) -> _Threads:
+    """Context and window texts for the drafts that belong to a session.
 
     A reply such as "Edinburgh would be great!" only makes sense after "where should the team trip
-    go?"; embedding the pair lets a question about the trip find the reply that answers it.
+    go?"; embedding the pair lets a question about the trip find the reply that answers it. The
+    window does the same for a turn whose meaning comes with the reply it gets ("Guess what I
+    adopted?" - "A puppy?!"): a turn's window is only complete when its successor arrives, so the
+    arriving turn writes its predecessor's window, also when that predecessor was stored earlier.
     """
-    previous: dict[str, str | None] = {}
-    out: list[tuple[int, str]] = []
+    out = _Threads()
+    # Per session, the last two turns seen: (stored memory id or batch position, content).
+    tails: dict[str, list[tuple[str | int, str]]] = {}
     for position, draft in enumerate(drafts):
         session = draft.session_id
         if not session:
             continue
-        if session not in previous:
-            last = deps.store.last_in_session(caller.namespace, session)
-            previous[session] = last.content if last is not None else None
-        before = previous[session]
-        if before:
-            out.append((position, f"{before}\n{draft.content}"))
-        previous[session] = draft.content
+        if session not in tails:
+            stored = deps.store.session_tail(caller.namespace, session, 2)
+            tails[session] = [(record.id, record.content) for record in stored]
+        tail = tails[session]
+        if tail:
+            before, before_text = tail[-1]
+            out.contexts.append((position, f"{before_text}\n{draft.content}"))
+            window = "\n".join([text for _, text in tail[-2:]] + [draft.content])
+            if isinstance(before, int):
+                out.windows.append((before, window))
+            else:
+                out.stored_windows.append((before, window))
+        tails[session] = [*tail[-1:], (position, draft.content)]
     return out
 
 
