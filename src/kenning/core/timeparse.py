@@ -1,4 +1,4 @@
-"""Time ranges named in a query ("yesterday", "last week", "in May 2023", "two weeks ago").
+"""Time ranges named in a query ("yesterday", "last week", "on 3 May 2023", "in May 2023", "two weeks ago").
 
 Resolved against a reference time (the caller's "now"), in UTC. The result is a half-open range
 [since, until). Recall uses it to favour memories whose event time falls inside, never to hide the
@@ -96,6 +96,27 @@ def _calendar(today: datetime, unit: str, back: int) -> tuple[datetime, datetime
     return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
 
 
+def _calendar_day(text: str) -> TimeRange | None:
+    """A full date, day first ("16 November, 2023", "3rd of May 2023") or month first ("May 3, 2023")."""
+    patterns = (
+        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b", (1, 2, 3)),
+        (rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", (2, 1, 3)),
+    )
+    for pattern, (day_at, month_at, year_at) in patterns:
+        for match in re.finditer(pattern, text):
+            try:
+                start = datetime(
+                    int(match.group(year_at)),
+                    _MONTHS[match.group(month_at)],
+                    int(match.group(day_at)),
+                    tzinfo=UTC,
+                )
+            except ValueError:  # "31 June": not a day; the month is still read below
+                continue
+            return _range(start, start + timedelta(days=1), match.group(0))
+    return None
+
+
 def parse_time_range(query: str, now: float) -> TimeRange | None:
     """The first time phrase in the query as a range, or None if it names no time."""
     text = query.lower()
@@ -128,6 +149,8 @@ def parse_time_range(query: str, now: float) -> TimeRange | None:
             ]
             return _range(today + timedelta(days=1) - span, today + timedelta(days=1), match.group(0))
         return _range(*_calendar(today, unit, 1 if which == "last" else 0), match.group(0))
+    if found := _calendar_day(text):
+        return found
     if match := re.search(rf"\b(?:in\s+)?({_MONTH_RE})\.?\s*,?\s+(\d{{4}})\b", text):
         month, year = _MONTHS[match.group(1)], int(match.group(2))
         return _range(_month_start(year, month), _next_month(year, month), match.group(0))
