@@ -43,6 +43,28 @@ def test_the_turn_after_a_matching_question_is_lifted(app: Kenning) -> None:
     assert "conversation" in channel_names(app, "team trip next month", "Bo: Edinburgh would be lovely")
 
 
+def test_the_same_speakers_next_turn_is_lifted(app: Kenning) -> None:
+    turns = [
+        ("Ann", "Ann: I adopted a beagle puppy last week"),
+        ("Bo", "Bo: wow, what is that like?"),
+        ("Ann", "Ann: he chews every shoe in the flat"),
+        ("Bo", "Bo: classic"),
+    ]
+    app.remember_many(
+        CALLER, [MemoryDraft(content=t, type="turn", subject=who, session_id="s1") for who, t in turns]
+    )
+    only(app, ("bm25",), ("conversation",))
+    assert "Ann: he chews every shoe in the flat" not in contents(app, "adopted beagle puppy")
+    only(app, ("bm25",), ("continuation",))
+    assert contents(app, "adopted beagle puppy") == [
+        "Ann: I adopted a beagle puppy last week",
+        "Ann: he chews every shoe in the flat",
+    ]
+    assert "continuation" in channel_names(
+        app, "adopted beagle puppy", "Ann: he chews every shoe in the flat"
+    )
+
+
 def test_turns_of_a_session_get_context_vectors(app: Kenning) -> None:
     app.remember_many(CALLER, [MemoryDraft(content=f"turn {i}", session_id="s9") for i in range(3)])
     app.remember(CALLER, MemoryDraft(content="turn 3", session_id="s9"))

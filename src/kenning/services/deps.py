@@ -24,7 +24,16 @@ class Caller:
 
 
 ALL_CHANNELS = ("dense", "context", "window", "bm25", "cjk")
-ALL_STAGES = ("time", "coverage", "question", "conversation", "graph", "lifecycle", "subject")
+ALL_STAGES = (
+    "time",
+    "coverage",
+    "question",
+    "conversation",
+    "continuation",
+    "graph",
+    "lifecycle",
+    "subject",
+)
 
 # Channel weights on normalised scales (cosine as z-score, keyword scores over the best one), and
 # stage weights on the fused scale. Set by `kenning bench locomo` on the development split with round
@@ -39,6 +48,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "coverage": 3.5,
     "question": 0.4,
     "conversation": 0.8,
+    "continuation": 0.6,
     "graph": 0.5,
     "lifecycle": 1.0,
     "strength": 0.5,

@@ -7,8 +7,9 @@ Stages, each switchable in RetrievalParams for the ablation in `kenning bench lo
 2. fusion: weighted sum of normalised channel scores (core/scoring.py);
 3. second stage over the best `rerank_depth` candidates: query-term coverage, questions ranked below
    statements, a bonus inside a time range named in the query, trust, state and strength (decay);
-4. expansion: the turn after a strong hit in the same conversation (answers follow questions), and
-   typed edges of the graph (depth 2, weaker per hop).
+4. expansion: the turn after a strong hit in the same conversation (answers follow questions), the
+   same speaker's next turn (they go on about it), and typed edges of the graph (depth 2, weaker
+   per hop).
 Every hit carries the channels and adjustments that placed it.
 """
 
@@ -288,9 +289,22 @@ def _expand(
     """Lift memories that hang off strong hits: the next turn of a conversation, graph neighbours."""
     seeds = [item for item in ranked(scores)[: params.rerank_depth] if scores[item] > 0]
     lifts: dict[str, tuple[float, str]] = {}
-    if "conversation" in params.stages and seeds:
-        for source, successor in deps.store.session_successors(seeds, filters).items():
+    follow = seeds and {"conversation", "continuation"} & set(params.stages)
+    successors = deps.store.session_successors(seeds, filters) if follow else {}
+    if "conversation" in params.stages:
+        for source, successor in successors.items():
             _lift(lifts, successor, params.weights["conversation"] * scores[source], "conversation")
+    if "continuation" in params.stages and successors:
+        # The same speaker's next turn in the session: after the other speaker's reply ("What was it
+        # like?") a speaker goes on about what the strong hit began.
+        after = deps.store.session_successors(list(successors.values()), filters)
+        records.update(deps.store.get_many([item for item in after.values() if item not in records]))
+        weight = params.weights["continuation"]
+        for source, successor in successors.items():
+            following = after.get(successor)
+            first, then = records.get(source), records.get(following or "")
+            if first is not None and then is not None and first.subject and first.subject == then.subject:
+                _lift(lifts, then.id, weight * scores[source], "continuation")
     if "graph" in params.stages and seeds:
         frontier = {item: scores[item] for item in seeds[:_GRAPH_SEEDS]}
         strength = params.weights["graph"]
