@@ -312,3 +312,14 @@ def test_subjects_named_finds_subjects_of_the_namespace_only_ignoring_case(store
     )
     assert store.subjects_named("ns", ["pets", "MELANIE", "caroline"]) == ["melanie"]
     assert store.subjects_named("other", ["caroline"]) == ["caroline"]
+
+
+def test_session_tail_is_the_newest_turns_of_a_session_oldest_first(store: MemoryStore) -> None:
+    # Written out of order: the tail follows event time, not write order.
+    store.insert(record(ID2, "second", session_id="s1", event_time=20.0), [], audit("remember", ID2))
+    store.insert(record(ID1, "first", session_id="s1", event_time=10.0), [], audit("remember", ID1))
+    store.insert(record(ID3, "third", session_id="s1", event_time=30.0), [], audit("remember", ID3))
+    assert [r.content for r in store.session_tail("ns", "s1", 2)] == ["second", "third"]
+    assert [r.content for r in store.session_tail("ns", "s1", 5)] == ["first", "second", "third"]
+    assert store.session_tail("ns", "other", 2) == []
+    assert store.session_tail("elsewhere", "s1", 2) == []
