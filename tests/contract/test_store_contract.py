@@ -323,3 +323,20 @@ def test_session_tail_is_the_newest_turns_of_a_session_oldest_first(store: Memor
     assert [r.content for r in store.session_tail("ns", "s1", 5)] == ["first", "second", "third"]
     assert store.session_tail("ns", "other", 2) == []
     assert store.session_tail("elsewhere", "s1", 2) == []
+
+
+def test_put_vectors_adds_and_replaces_what_later_searches_see(store: MemoryStore) -> None:
+    window = f"{MODEL}#window"
+    ns = Filters(namespace="ns")
+    store.insert(record(ID1, "first"), [unit(1, 0, 0)], audit("remember", ID1))
+    store.insert(record(ID2, "second"), [unit(0, 1, 0)], audit("remember", ID2))
+    assert store.search_vectors(unit(1, 0, 0).values, window, ns, 5).hits == []
+    store.put_vectors(ID1, [replace(unit(1, 0, 0), model=window)])  # a search already built the matrix
+    assert [i for i, _ in store.search_vectors(unit(1, 0, 0).values, window, ns, 5).hits] == [ID1]
+    store.put_vectors(ID1, [replace(unit(0, 0, 1), model=window)])
+    hits = store.search_vectors(unit(0, 0, 1).values, window, ns, 5).hits
+    assert [i for i, _ in hits] == [ID1]  # replaced, not added twice
+    assert hits[0][1] == pytest.approx(1.0)
+    assert [i for i, _ in store.search_vectors(unit(0, 1, 0).values, MODEL, ns, 1).hits] == [ID2]
+    with pytest.raises(NotFound):
+        store.put_vectors(ID3, [unit(1, 0, 0)])

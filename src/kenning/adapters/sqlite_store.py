@@ -941,10 +941,17 @@ class SqliteStore:
             row = conn.execute("SELECT seq FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 raise NotFound(f"no memory with id {memory_id!r}", id=memory_id)
+            replaced = 0
             for vector in vectors:
-                conn.execute("DELETE FROM vectors WHERE seq = ? AND model = ?", (int(row[0]), vector.model))
+                gone = conn.execute(
+                    "DELETE FROM vectors WHERE seq = ? AND model = ?", (int(row[0]), vector.model)
+                )
+                replaced += gone.rowcount
                 self._put_vector(conn, int(row[0]), vector)
-            self._bump_vector_epoch(conn)
+            if replaced:
+                # Only a replaced vector makes the in-memory matrices stale; a new one is appended
+                # like an insert's (a turn's window vector arrives with the next turn).
+                self._bump_vector_epoch(conn)
 
     def backup_to(self, target: Path) -> None:
         """A consistent copy of the whole store, by SQLite's online backup, while writers keep going."""
