@@ -27,6 +27,20 @@ KENNING = str(Path(sys.executable).with_name("kenning"))
 NAMESPACE = "mcp-life"
 
 
+def _server(db: Path, **env: str) -> StdioServerParameters:
+    """`kenning serve` over stdio, keyword-only, on `db` in the test namespace."""
+    return StdioServerParameters(
+        command=KENNING,
+        args=["serve"],
+        env={
+            "KENNING_STORAGE__DB_PATH": str(db),
+            "KENNING_SERVER__NAMESPACE": NAMESPACE,
+            "KENNING_EMBEDDINGS__PROVIDER": "none",
+            **env,
+        },
+    )
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -45,16 +59,7 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
             app.remember(caller, MemoryDraft(content=f"flaky test {i} in ci", tags=["ci", "flaky", "tests"]))
     finally:
         app.close()
-    params = StdioServerParameters(
-        command=KENNING,
-        args=["serve"],
-        env={
-            "KENNING_STORAGE__DB_PATH": str(db),
-            "KENNING_SERVER__NAMESPACE": NAMESPACE,
-            "KENNING_EMBEDDINGS__PROVIDER": "none",
-        },
-    )
-    async with Client(params, read_timeout_seconds=60) as connected:
+    async with Client(_server(db), read_timeout_seconds=60) as connected:
         yield connected
 
 
@@ -97,17 +102,10 @@ async def test_a_long_running_server_maintains_in_the_background(tmp_path: Path)
         )
     finally:
         app.close()
-    params = StdioServerParameters(
-        command=KENNING,
-        args=["serve"],
-        env={
-            "KENNING_STORAGE__DB_PATH": str(db),
-            "KENNING_SERVER__NAMESPACE": NAMESPACE,
-            "KENNING_EMBEDDINGS__PROVIDER": "none",
-            "KENNING_LIFECYCLE__INTERVAL_HOURS": "0.0005",  # checks every 1.8 s
-        },
-    )
-    async with Client(params, read_timeout_seconds=60) as client:
+    # Every 0.0005 h: the server checks every 1.8 s whether a run is due.
+    async with Client(
+        _server(db, KENNING_LIFECYCLE__INTERVAL_HOURS="0.0005"), read_timeout_seconds=60
+    ) as client:
         status: dict[str, object] = {}
         for _ in range(100):
             status = await call(client, "status", {})

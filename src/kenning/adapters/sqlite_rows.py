@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from kenning.core.query import Filters
-from kenning.core.records import Conflict, MemoryRecord, MemoryState, Trust
+from kenning.core.records import AuditEntry, Conflict, MemoryRecord, MemoryState, Trust
 
 COLUMNS = (
     "id, namespace, agent_id, subject, session_id, type, content, content_hash, tags, entities, context, "
@@ -155,3 +155,15 @@ def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
         clauses.append(f"m.trust IN ({', '.join('?' * len(filters.trusts))})")
         params.extend(t.value for t in filters.trusts)
     return " AND ".join(clauses), params
+
+
+def audit_from_row(row: Any) -> AuditEntry:
+    """An audit entry from (at, actor, namespace, action, memory_id, detail)."""
+    return AuditEntry(
+        at=float(row[0]),
+        actor=str(row[1]),
+        namespace=str(row[2]),
+        action=str(row[3]),
+        memory_id=row[4],
+        detail=json.loads(row[5]),
+    )

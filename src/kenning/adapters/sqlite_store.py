@@ -23,6 +23,7 @@ from kenning.adapters.sqlite_rows import (
     COLUMN_COUNT,
     COLUMNS,
     CONFLICT_COLUMNS,
+    audit_from_row,
     conflict_from_row,
     filter_sql,
     record_from_row,
@@ -482,17 +483,7 @@ class SqliteStore:
             "WHERE memory_id = ? ORDER BY seq",
             (memory_id,),
         )
-        return [
-            AuditEntry(
-                at=float(r[0]),
-                actor=str(r[1]),
-                namespace=str(r[2]),
-                action=str(r[3]),
-                memory_id=r[4],
-                detail=json.loads(r[5]),
-            )
-            for r in rows
-        ]
+        return [audit_from_row(r) for r in rows]
 
     def audit_entries(
         self, memory_ids: Sequence[str], actions: Sequence[str], per_memory: int = 50
@@ -509,17 +500,7 @@ class SqliteStore:
                 f"AND action IN ({', '.join('?' * len(actions))})) WHERE newest <= ? ORDER BY seq",
                 (*chunk, *actions, per_memory),
             )
-            out.extend(
-                AuditEntry(
-                    at=float(r[0]),
-                    actor=str(r[1]),
-                    namespace=str(r[2]),
-                    action=str(r[3]),
-                    memory_id=r[4],
-                    detail=json.loads(r[5]),
-                )
-                for r in rows
-            )
+            out.extend(audit_from_row(r) for r in rows)
         return out
 
     # -- lifecycle ------------------------------------------------------------------------------
