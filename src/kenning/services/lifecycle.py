@@ -361,8 +361,11 @@ class _Plan:
         if compress and self.model is not None:
             limits = self.deps.conflicts.thresholds_for(self.model)
             for members in self._groups(compress, limits.related):
+                before = len(self.summaries)
                 self._summarise("compress", members, np.stack([self.vectors[i] for i in members]))
-                grouped.update(members)
+                # Only what the summary took is settled; a member it could not hold is archived below.
+                for planned in self.summaries[before:]:
+                    grouped.update(i for i in (*planned.sources, planned.survivor) if i)
         for memory_id in compress:
             if memory_id in grouped:
                 continue
