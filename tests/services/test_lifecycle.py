@@ -567,3 +567,21 @@ def test_regression_consolidated_memories_that_were_recalled_are_never_deleted_w
     assert "delete" not in later.counts
     assert _state(app, summary_id) == "archived"
     assert app.chain(CALLER, first).superseded_by == [summary_id]
+
+
+def test_a_summary_inherits_what_was_observed_of_the_memories_it_replaced(
+    app: Kenning, clock: ManualClock
+) -> None:
+    first, _ = _related_pair(app)
+    clock.advance(2 * DAY)
+    again = app.remember(
+        Caller(CALLER.namespace, "agent-2"),
+        MemoryDraft(content="The build cache lives on the nas volume of project bluefalcon", importance=0.3),
+    )
+    assert again.status == "reinforced" and again.record.id == first
+    clock.advance(40 * DAY)
+    summary_id = app.maintain(CALLER, ARCHIVE).summaries[0]["id"]
+    hit = app.recall(CALLER, RecallRequest(query="build cache nas volume", touch=False)).hits[0]
+    assert hit.record.id == summary_id and hit.belief is not None
+    assert hit.belief.supporting == 3 and hit.belief.independent == 2 and hit.belief.surfaced
+    assert summary_id in [v.record.id for v in app.beliefs(CALLER)]

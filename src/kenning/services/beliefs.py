@@ -32,13 +32,22 @@ def assess_many(deps: Deps, records: Sequence[MemoryRecord]) -> dict[str, rules.
         return {}
     store = deps.store
     observations: dict[str, list[rules.Observation]] = {memory_id: [] for memory_id in subjects}
-    for entry in store.audit_entries(list(subjects), _OBSERVED):
-        record = subjects[str(entry.memory_id)]
+    edges = store.edges_of(list(subjects))
+    # A summary that replaced memories inherits what was observed of them: consolidation must not
+    # make a well-attested statement look new.
+    heir = {e.dst: e.src for e in edges if e.type is EdgeType.DERIVED_FROM and e.src in subjects}
+    sources = store.get_many(list(heir))
+    for entry in store.audit_entries([*subjects, *heir], _OBSERVED):
+        memory_id = str(entry.memory_id)
+        record = subjects.get(memory_id) or sources.get(memory_id)
+        if record is None:
+            continue
         trust = _trust(entry.detail.get("trust"), record.trust)
         kind = rules.observation_kind(trust, base_type(record.type))
-        observations[record.id].append(rules.Observation(kind, entry.at, entry.actor, supports=True))
+        owner = memory_id if memory_id in subjects else heir[memory_id]
+        observations[owner].append(rules.Observation(kind, entry.at, entry.actor, supports=True))
     others: dict[str, list[tuple[str, bool]]] = {}
-    for edge in store.edges_of(list(subjects)):
+    for edge in edges:
         if edge.type not in (EdgeType.SUPPORTS, EdgeType.CONTRADICTS):
             continue
         for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
