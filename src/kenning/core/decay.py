@@ -13,6 +13,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from kenning.core.ontology import base_type
+from kenning.core.records import MemoryRecord
+
 DAY = 86_400.0
 
 # Base forgetting rates per day, by base type. Engram gives strategy 0.10, fact 0.16, assumption 0.20
@@ -56,6 +59,21 @@ def idle_days(now: float, created_at: float, last_accessed_at: float | None) -> 
     """Days since the memory was last learned, repeated or recalled."""
     last = max(created_at, last_accessed_at or created_at)
     return max(0.0, (now - last) / DAY)
+
+
+def record_idle_days(record: MemoryRecord, now: float) -> float:
+    return idle_days(now, record.created_at, record.last_accessed_at)
+
+
+def record_strength(policy: DecayPolicy, record: MemoryRecord, now: float) -> float:
+    """The strength of a stored memory now, from its own importance, type, idle time and use."""
+    return strength(
+        policy,
+        base_type=base_type(record.type),
+        importance=record.importance,
+        idle_days=record_idle_days(record, now),
+        recall_count=record.access_count,
+    )
 
 
 def ranking_factor(value: float) -> float:

@@ -23,7 +23,7 @@ from kenning.core import insights as insight_rules
 from kenning.core import limits
 from kenning.core.conflict import judge
 from kenning.core.consolidation import centrality_order, extractive_summary, group, similar_pairs
-from kenning.core.decay import idle_days, strength
+from kenning.core.decay import record_idle_days, record_strength
 from kenning.core.errors import ConflictError, InvalidInput, KenningError
 from kenning.core.forgetting import Decision, MemoryVitals, check_policy, decide
 from kenning.core.ids import new_ulid
@@ -183,17 +183,7 @@ class _Plan:
         self.report = report
         self.records = {r.id: r for r in deps.store.scan(caller.namespace, [MemoryState.ACTIVE])}
         report.scanned = len(self.records)
-        life = deps.lifecycle
-        self.strength = {
-            r.id: strength(
-                life.decay,
-                base_type=base_type(r.type),
-                importance=r.importance,
-                idle_days=idle_days(now, r.created_at, r.last_accessed_at),
-                recall_count=r.access_count,
-            )
-            for r in self.records.values()
-        }
+        self.strength = {r.id: record_strength(deps.lifecycle.decay, r, now) for r in self.records.values()}
         self.summaries: list[PlannedSummary] = []
         self.decisions: list[Decision] = []
         self.model: str | None = None
@@ -251,7 +241,7 @@ class _Plan:
 
     def _protected(self, record: MemoryRecord) -> bool:
         rules = self.deps.lifecycle.forgetting
-        recent = idle_days(self.now, record.created_at, record.last_accessed_at) < rules.recent_days
+        recent = record_idle_days(record, self.now) < rules.recent_days
         return record.pinned or record.importance >= rules.keep_importance or recent
 
     def _bridge(self, memory_id: str) -> bool:
@@ -306,7 +296,7 @@ class _Plan:
         for record in self.records.values():
             if base_type(record.type) != "episode" or record.id in summarised:
                 continue
-            if idle_days(self.now, record.created_at, record.last_accessed_at) < days:
+            if record_idle_days(record, self.now) < days:
                 continue
             day = time.strftime("%Y-%m-%d", time.gmtime(record.event_time))
             key = record.session_id or f"{record.agent_id}@{day}"
@@ -338,7 +328,7 @@ class _Plan:
                 MemoryVitals(
                     id=record.id,
                     strength=self.strength[record.id],
-                    idle_days=idle_days(self.now, record.created_at, record.last_accessed_at),
+                    idle_days=record_idle_days(record, self.now),
                     importance=record.importance,
                     pinned=record.pinned,
                     ever_accessed=record.access_count > 0,

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kenning.core import limits
-from kenning.core.decay import idle_days, ranking_factor, strength
+from kenning.core.decay import ranking_factor, record_strength
 from kenning.core.entities import AliasDictionary
 from kenning.core.errors import BackendUnavailable, InvalidInput
-from kenning.core.ontology import SUBTYPES, base_type, check_type
+from kenning.core.ontology import SUBTYPES, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
 from kenning.core.records import TRUST_WEIGHT, EdgeType, MemoryRecord, MemoryState, Trust
 from kenning.core.scoring import (
@@ -259,17 +259,7 @@ def _second_stage(
             adjustments.append(("lifecycle", weights["lifecycle"] * penalty))
             # Strength as one factor (SPEC §7): a faded memory gives way to a live one of equal match.
             alive = (
-                1.0
-                if record.pinned
-                else ranking_factor(
-                    strength(
-                        deps.lifecycle.decay,
-                        base_type=base_type(record.type),
-                        importance=record.importance,
-                        idle_days=idle_days(now, record.created_at, record.last_accessed_at),
-                        recall_count=record.access_count,
-                    )
-                )
+                1.0 if record.pinned else ranking_factor(record_strength(deps.lifecycle.decay, record, now))
             )
             adjustments.append(("strength", weights["strength"] * (alive - 1.0)))
         for name, value in adjustments:
