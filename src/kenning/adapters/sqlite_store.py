@@ -235,15 +235,18 @@ class SqliteStore:
             row = conn.execute("SELECT seq FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 raise NotFound(f"no memory with id {memory_id!r}", id=memory_id)
-            seq = int(row[0])
-            conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
-            conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
-            conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (memory_id, memory_id))
-            # The evidence of a conflict quotes both memories: a purge must not leave the text behind.
-            conn.execute("DELETE FROM conflicts WHERE first_id = ? OR second_id = ?", (memory_id, memory_id))
-            conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))  # cascades to tags, entities, vectors
+            self._delete_in(conn, int(row[0]), memory_id)
             self._bump_vector_epoch(conn)
             self._append_audit(conn, audit)
+
+    def _delete_in(self, conn: sqlite3.Connection, seq: int, memory_id: str) -> None:
+        """A record and everything derived from it; the caller bumps the vector epoch and audits."""
+        conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
+        conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
+        conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (memory_id, memory_id))
+        # The evidence of a conflict quotes both memories: a purge must not leave the text behind.
+        conn.execute("DELETE FROM conflicts WHERE first_id = ? OR second_id = ?", (memory_id, memory_id))
+        conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))  # cascades to tags, entities, vectors
 
     def touch(self, memory_ids: Iterable[str], at: float) -> None:
         ids = list(dict.fromkeys(memory_ids))
@@ -555,12 +558,7 @@ class SqliteStore:
                 found = self._unchanged(conn, change)
                 if found is None:  # changed, used or removed since it was read: leave it for the next run
                     continue
-                conn.execute(
-                    "UPDATE memories SET state = ?, version = version + 1, updated_at = ? WHERE id = ?",
-                    (change.state.value, at, change.id),
-                )
-                detail = {"from_state": found[2], "to_state": change.state.value, **change.detail}
-                self._append_audit(conn, AuditEntry(at, actor, found[1], action, change.id, detail))
+                self._set_state_in(conn, change, found[1], at, actor, action)
                 changed.append(change.id)
             if changed:
                 self._bump_vector_epoch(conn)
@@ -575,14 +573,7 @@ class SqliteStore:
                 found = self._unchanged(conn, change)
                 if found is None:
                     continue
-                seq = found[0]
-                conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
-                conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
-                conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (change.id, change.id))
-                conn.execute(
-                    "DELETE FROM conflicts WHERE first_id = ? OR second_id = ?", (change.id, change.id)
-                )
-                conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
+                self._delete_in(conn, found[0], change.id)
                 self._append_audit(conn, AuditEntry(at, actor, found[1], action, change.id, change.detail))
                 removed.append(change.id)
             if removed:
@@ -609,21 +600,31 @@ class SqliteStore:
                 if group.summary is not None:
                     self._insert_in(conn, group.summary, group.summary_vectors, group.audit, ())
                 for change in group.sources:
-                    conn.execute(
-                        "UPDATE memories SET state = ?, version = version + 1, updated_at = ? WHERE id = ?",
-                        (change.state.value, at, change.id),
-                    )
-                    detail = {"from_state": MemoryState.ACTIVE.value, "to_state": change.state.value}
-                    namespace = group.audit.namespace
-                    entry = AuditEntry(at, actor, namespace, action, change.id, {**detail, **change.detail})
-                    self._append_audit(conn, entry)
+                    self._set_state_in(conn, change, group.audit.namespace, at, actor, action)
                 self._put_edges(conn, group.edges)
                 self._bump_vector_epoch(conn)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(f"the group's summary already exists: {exc}") from exc
 
-    def _unchanged(self, conn: sqlite3.Connection, change: StateChange) -> tuple[int, str, str] | None:
-        """(seq, namespace, state) if the memory is still active, at the version and use count read."""
+    def _set_state_in(
+        self,
+        conn: sqlite3.Connection,
+        change: StateChange,
+        namespace: str,
+        at: float,
+        actor: str,
+        action: str,
+    ) -> None:
+        """Move an active memory (checked by `_unchanged`) to `change.state`, with its audit entry."""
+        conn.execute(
+            "UPDATE memories SET state = ?, version = version + 1, updated_at = ? WHERE id = ?",
+            (change.state.value, at, change.id),
+        )
+        detail = {"from_state": MemoryState.ACTIVE.value, "to_state": change.state.value, **change.detail}
+        self._append_audit(conn, AuditEntry(at, actor, namespace, action, change.id, detail))
+
+    def _unchanged(self, conn: sqlite3.Connection, change: StateChange) -> tuple[int, str] | None:
+        """(seq, namespace) if the memory is still active, at the version and use count read."""
         row = conn.execute(
             "SELECT seq, namespace, state, version, access_count FROM memories WHERE id = ?", (change.id,)
         ).fetchone()
@@ -631,7 +632,7 @@ class SqliteStore:
             return None
         if change.expected_access is not None and int(row[4]) != change.expected_access:
             return None
-        return int(row[0]), str(row[1]), str(row[2])
+        return int(row[0]), str(row[1])
 
     def save_run(self, namespace: str, started_at: float, finished_at: float, report: dict[str, Any]) -> int:
         with self._write() as conn:
