@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +112,16 @@ def _check_labels(
             )
         if label not in out:
             out.append(label)
+    return out
+
+
+def merge_labels(groups: Iterable[Sequence[str]], cap: int) -> list[str]:
+    """Tags or entities of several memories as one list: first seen first, no repeats, at most `cap`."""
+    out: list[str] = []
+    for labels in groups:
+        for label in labels:
+            if label not in out and len(out) < cap:
+                out.append(label)
     return out
 
 

@@ -38,6 +38,7 @@ from kenning.core.records import (
 )
 from kenning.core.screening import inspect
 from kenning.core.text import content_hash
+from kenning.core.validation import merge_labels
 from kenning.ports.store import GroupChange, StateChange, StoredVector
 from kenning.services.deps import Caller, Deps
 
@@ -547,14 +548,10 @@ class _Plan:
     ) -> tuple[MemoryRecord, AuditEntry]:
         """The surviving duplicate takes on the others' labels and use, as a repeated write would."""
         survivor = self.records[survivor_id]
-        tags, entities = list(survivor.tags), list(survivor.entities)
-        for source in sources:
-            tags.extend(t for t in source.tags if t not in tags)
-            entities.extend(e for e in source.entities if e not in entities)
         merged = replace(
             survivor,
-            tags=tags[: limits.TAGS_MAX],
-            entities=entities[: limits.ENTITIES_MAX],
+            tags=merge_labels((r.tags for r in (survivor, *sources)), limits.TAGS_MAX),
+            entities=merge_labels((r.entities for r in (survivor, *sources)), limits.ENTITIES_MAX),
             importance=max([survivor.importance, *(s.importance for s in sources)]),
             access_count=survivor.access_count + sum(s.access_count for s in sources),
             last_accessed_at=_latest([survivor, *sources]),
@@ -594,11 +591,6 @@ class _Plan:
     def _summary_record(
         self, planned: PlannedSummary, sources: list[MemoryRecord], now: float
     ) -> MemoryRecord:
-        tags: list[str] = []
-        entities: list[str] = []
-        for source in sources:
-            tags.extend(t for t in source.tags if t not in tags)
-            entities.extend(e for e in source.entities if e not in entities)
         lowest = min(sources, key=lambda s: TRUST_WEIGHT[s.trust]).trust
         return MemoryRecord(
             id=new_ulid(int(now * 1000)),
@@ -611,8 +603,8 @@ class _Plan:
             updated_at=now,
             event_time=max(s.event_time for s in sources),
             subject=sources[0].subject if len({s.subject for s in sources}) == 1 else None,
-            tags=tags[: limits.TAGS_MAX],
-            entities=entities[: limits.ENTITIES_MAX],
+            tags=merge_labels((s.tags for s in sources), limits.TAGS_MAX),
+            entities=merge_labels((s.entities for s in sources), limits.ENTITIES_MAX),
             importance=max(s.importance for s in sources),
             # The summary carries its sources' use: a recalled fact stays "ever recalled" once folded in.
             access_count=0 if planned.kind == "episodes" else sum(s.access_count for s in sources),

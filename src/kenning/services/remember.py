@@ -27,6 +27,7 @@ from kenning.core.validation import (
     check_trust,
     check_type_name,
     check_unit_interval,
+    merge_labels,
 )
 from kenning.ports.embedder import Vector
 from kenning.ports.store import StoredVector
@@ -393,8 +394,8 @@ def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: Memory
         revived = existing.state in _REVIVABLE or _consolidated_away(deps, existing)
         updated = replace(
             existing,
-            tags=_merged(existing.tags, draft.tags, limits.TAGS_MAX),
-            entities=_merged(existing.entities, draft.entities, limits.ENTITIES_MAX),
+            tags=merge_labels((existing.tags, draft.tags), limits.TAGS_MAX),
+            entities=merge_labels((existing.entities, draft.entities), limits.ENTITIES_MAX),
             importance=max(existing.importance, draft.importance),
             access_count=existing.access_count + 1,
             pinned=existing.pinned or draft.pinned,
@@ -441,11 +442,3 @@ def _consolidated_away(deps: Deps, record: MemoryRecord) -> bool:
         e for e in deps.store.audit_log(record.id) if e.detail.get("to_state") or e.action == "superseded"
     ]
     return bool(changes) and changes[-1].action == "maintenance_consolidate"
-
-
-def _merged(old: Sequence[str], new: Sequence[str], cap: int) -> list[str]:
-    out = list(old)
-    for item in new:
-        if item not in out and len(out) < cap:
-            out.append(item)
-    return out
