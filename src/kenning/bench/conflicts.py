@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from kenning.bench.embedders import named_embedder
 from kenning.bench.machine import describe, machine_info
 from kenning.core.conflict import ConflictThresholds, judge, thresholds_for
 
@@ -108,9 +109,6 @@ def run_conflict_bench(
     json_path: Path | None,
     echo: Callable[[str], None],
 ) -> dict[str, Any]:
-    from kenning.entry.compose import embedder_factory
-    from kenning.settings import EmbeddingSettings
-
     pairs = load_pairs(path)
     info = machine_info()
     echo(f"machine: {describe(info)}")
@@ -118,7 +116,7 @@ def run_conflict_bench(
     echo(f"pairs:   {len(pairs)} from {path} ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     report: dict[str, Any] = {"machine": info, "pairs": len(pairs), "labels": dict(counts), "embedders": {}}
     for name in embedders:
-        factory = embedder_factory(EmbeddingSettings(provider=name))  # type: ignore[arg-type]
+        factory = named_embedder(name)
         if factory is None:
             raise ValueError("the conflict benchmark needs an embedder")
         embedder = factory()

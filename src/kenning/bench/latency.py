@@ -15,13 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kenning.bench.embedders import named_gate
 from kenning.bench.machine import describe, machine_info
 from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.validation import MemoryDraft
 from kenning.ports.clock import SystemClock
-from kenning.ports.embedder import Embedder
 from kenning.services.deps import Caller, Deps
-from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 
@@ -36,13 +35,6 @@ def percentile(values: list[float], q: float) -> float:
     low = int(position)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def _embedder(name: str) -> Callable[[], Embedder] | None:
-    from kenning.entry.compose import embedder_factory
-    from kenning.settings import EmbeddingSettings
-
-    return embedder_factory(EmbeddingSettings(provider=name))  # type: ignore[arg-type]
 
 
 def _peak_rss_mb() -> float:
@@ -105,7 +97,7 @@ def run_latency_bench(
     from kenning.adapters.sqlite_store import SqliteStore
 
     info = machine_info()
-    gate = EmbeddingGate(_embedder(embedder), configured=embedder)
+    gate = named_gate(embedder)
     model = gate.model_id() or "none (keyword-only)"
     echo(f"machine: {describe(info)}")
     echo(f"model:   {model} (threads=1)")

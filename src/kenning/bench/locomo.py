@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from kenning.bench.embedders import named_gate
 from kenning.bench.latency import percentile
 from kenning.bench.locomo_data import CATEGORIES, Conversation, LoadReport, load
 from kenning.bench.machine import describe, machine_info
@@ -171,19 +172,13 @@ def run_locomo_bench(
     limit_conversations: int | None = None,
     maintain_after_days: float | None = None,
 ) -> dict[str, Any]:
-    from kenning.adapters.embedders.cache import CachingEmbedder
-    from kenning.entry.compose import embedder_factory
-    from kenning.settings import EmbeddingSettings
-
     conversations, report = load(path)
     if limit_conversations is not None:
         conversations = conversations[:limit_conversations]
-    factory = embedder_factory(EmbeddingSettings(provider=embedder))  # type: ignore[arg-type]
-    cached_factory = None
-    if factory is not None:
-        inner = factory()
-        cached_factory = lambda: CachingEmbedder(inner, cache_dir / "embeddings.sqlite3", cache_queries=False)  # noqa: E731
-    gate = EmbeddingGate(cached_factory, configured=embedder)
+    # Queries are embedded afresh, so the latency figures include embedding the query.
+    gate = named_gate(embedder, cache_dir, cache_queries=False)
+    if embedder != "none" and gate.model_id() is None:
+        raise ValueError(f"cannot measure with {embedder}: {gate.failure}")  # never a silent keyword-only run
     model = gate.model_id() or "none (keyword-only)"
     params = RetrievalParams()
     info = machine_info()

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kenning.bench.embedders import named_gate
 from kenning.bench.latency import percentile
 from kenning.bench.machine import describe, machine_info
 from kenning.core.decay import DAY
 from kenning.core.records import MemoryState
 from kenning.core.validation import MemoryDraft
 from kenning.services.deps import Caller, Deps
-from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
 from kenning.services.lifecycle import MaintenanceRequest
 from kenning.services.recall import RecallRequest
@@ -165,17 +165,9 @@ def run_year_bench(
     json_path: Path | None,
     echo: Callable[[str], None],
 ) -> dict[str, Any]:
-    from kenning.adapters.embedders.cache import CachingEmbedder
     from kenning.adapters.sqlite_store import SqliteStore
-    from kenning.bench.latency import _embedder
 
-    inner = _embedder(embedder)
-    factory = None
-    if inner is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        base = inner
-        factory = lambda: CachingEmbedder(base(), cache_dir / "embeddings.sqlite3")  # noqa: E731
-    gate = EmbeddingGate(factory, configured=embedder)
+    gate = named_gate(embedder, cache_dir)
     model = gate.model_id() or "none (keyword-only)"
     rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not secrets
     clock = _Clock(START)
