@@ -8,6 +8,7 @@ Only composition roots (entry/) read settings; library code takes keyword argume
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +30,24 @@ def _user_dir(kind: Literal["data", "config"]) -> Path:
     if kind == "data":
         return Path(platformdirs.user_data_dir("kenning", appauthor=False))
     return Path(platformdirs.user_config_dir("kenning", appauthor=False))
+
+
+def _named_numbers(
+    value: dict[str, float],
+    known: Iterable[str],
+    what: str,
+    in_range: Callable[[float], bool],
+    out_of_range: str,
+) -> dict[str, float]:
+    """A {name: number} setting whose names must be known and whose numbers must be in range."""
+    names = list(known)
+    unknown = sorted(set(value) - set(names))
+    if unknown:
+        raise ValueError(f"unknown {what} {', '.join(unknown)}; known: {', '.join(names)}")
+    bad = sorted(name for name, number in value.items() if not in_range(number))
+    if bad:
+        raise ValueError(out_of_range.format(", ".join(bad)))
+    return value
 
 
 class _Section(BaseModel):
@@ -78,13 +97,13 @@ class RetrievalSettings(_Section):
     def _known_weights(cls, value: dict[str, float]) -> dict[str, float]:
         from kenning.services.deps import DEFAULT_WEIGHTS
 
-        unknown = sorted(set(value) - set(DEFAULT_WEIGHTS))
-        if unknown:
-            raise ValueError(f"unknown weight(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_WEIGHTS)}")
-        bad = sorted(name for name, weight in value.items() if not 0 <= weight <= 100)
-        if bad:
-            raise ValueError(f"weight(s) {', '.join(bad)} must be between 0 and 100")
-        return value
+        return _named_numbers(
+            value,
+            DEFAULT_WEIGHTS,
+            "weight(s)",
+            lambda w: 0 <= w <= 100,
+            "weight(s) {} must be between 0 and 100",
+        )
 
 
 class ThresholdSettings(_Section):
@@ -191,13 +210,13 @@ class LifecycleSettings(_Section):
     def _known_types(cls, value: dict[str, float]) -> dict[str, float]:
         from kenning.core.ontology import BASE_TYPES
 
-        unknown = sorted(set(value) - set(BASE_TYPES))
-        if unknown:
-            raise ValueError(f"unknown base type(s) {', '.join(unknown)}; known: {', '.join(BASE_TYPES)}")
-        bad = sorted(name for name, rate in value.items() if not 0 < rate <= 10)
-        if bad:
-            raise ValueError(f"rate(s) for {', '.join(bad)} must be above 0 and at most 10 per day")
-        return value
+        return _named_numbers(
+            value,
+            BASE_TYPES,
+            "base type(s)",
+            lambda rate: 0 < rate <= 10,
+            "rate(s) for {} must be above 0 and at most 10 per day",
+        )
 
 
 class ServerSettings(_Section):
