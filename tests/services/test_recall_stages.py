@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -115,6 +116,45 @@ def test_a_time_phrase_in_the_query_favours_memories_from_then(app: Kenning, clo
     only(app, ("bm25",), ("time",))
     assert contents(app, "sprint review notes last week")[0] == "Sprint review notes: demo went badly"
     assert contents(app, "sprint review notes last month")[0] == "Sprint review notes: demo went well"
+
+
+def test_a_named_day_brings_its_memories_in_even_below_the_candidate_depth(
+    app: Kenning, clock: ManualClock
+) -> None:
+    day = 86400.0
+    named = clock.now() - 20 * day
+    for n in range(8):
+        app.remember(
+            CALLER,
+            MemoryDraft(
+                content=f"Dinner party number {n}: dinner, dinner and more dinner",
+                event_time=named - (n + 2) * day,
+            ),
+        )
+    app.remember(CALLER, MemoryDraft(content="We cooked dinner at home", event_time=named + 3600))
+    app.remember(CALLER, MemoryDraft(content="Lunch at home", event_time=named + 7200))
+    when = datetime.fromtimestamp(named, tz=UTC).strftime("%d %B %Y")
+    app.deps = replace(
+        app.deps,
+        retrieval=replace(RetrievalParams(), channels=("bm25",), stages=(), candidates=3, rerank_depth=3),
+    )
+    assert "We cooked dinner at home" not in contents(app, f"dinner on {when}", limit=2)
+    only(app, ("bm25",), ("time",))
+    app.deps = replace(app.deps, retrieval=replace(app.deps.retrieval, candidates=3, rerank_depth=3))
+    assert contents(app, f"dinner on {when}", limit=2)[0] == "We cooked dinner at home"
+
+
+def test_what_happened_on_a_named_day_may_be_told_a_little_later(app: Kenning, clock: ManualClock) -> None:
+    day = 86400.0
+    named = clock.now() - 30 * day
+    app.remember(CALLER, MemoryDraft(content="We watched a film: the trilogy", event_time=named - 5 * day))
+    app.remember(CALLER, MemoryDraft(content="Last night we watched a film", event_time=named + day + 3600))
+    when = datetime.fromtimestamp(named, tz=UTC).strftime("%d %B %Y")
+    only(app, ("bm25",), ())
+    assert contents(app, f"watched a film on {when}")[0] == "We watched a film: the trilogy"
+    only(app, ("bm25",), ("time",))
+    assert contents(app, f"watched a film on {when}")[0] == "Last night we watched a film"
+    assert contents(app, f"watched a film on {when}")[1] == "We watched a film: the trilogy"
 
 
 def test_graph_neighbours_of_a_hit_are_brought_in_but_filters_still_apply(

@@ -117,10 +117,41 @@ def _calendar_day(text: str) -> TimeRange | None:
     return None
 
 
+def _span(text: str) -> TimeRange | None:
+    """Two days of one month and year: "between August 11 and August 15 2023", "from 3 to 9 May 2023"."""
+    day = r"(\d{1,2})(?:st|nd|rd|th)?"
+    patterns = (
+        (
+            rf"\b(?:between|from)\s+({_MONTH_RE})\.?\s+{day}\s+(?:and|to|until)\s+(?:({_MONTH_RE})\.?\s+)?{day},?\s+(\d{{4}})\b",
+            (1, 2, 3, 4, 5),
+        ),
+        (
+            rf"\b(?:between|from)\s+{day}(?:\s+(?:of\s+)?({_MONTH_RE}))?\.?\s+(?:and|to|until)\s+{day}\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b",
+            (2, 1, 4, 3, 5),
+        ),
+    )
+    for pattern, (first_month, first_day, last_month, last_day, year_at) in patterns:
+        if match := re.search(pattern, text):
+            year = int(match.group(year_at))
+            end_month = _MONTHS[match.group(last_month) or match.group(first_month)]
+            start_month = _MONTHS[match.group(first_month) or match.group(last_month)]
+            try:
+                start = datetime(year, start_month, int(match.group(first_day)), tzinfo=UTC)
+                end = datetime(year, end_month, int(match.group(last_day)), tzinfo=UTC)
+            except ValueError:
+                return None
+            if end < start:
+                return None
+            return _range(start, end + timedelta(days=1), match.group(0))
+    return None
+
+
 def parse_time_range(query: str, now: float) -> TimeRange | None:
     """The first time phrase in the query as a range, or None if it names no time."""
     text = query.lower()
     today = _day_start(datetime.fromtimestamp(now, tz=UTC))
+    if found := _span(text):
+        return found
 
     if match := re.search(r"\byesterday\b", text):
         return _range(today - timedelta(days=1), today, match.group(0))

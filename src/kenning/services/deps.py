@@ -44,7 +44,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "window": 0.3,
     "bm25": 3.0,
     "cjk": 2.0,
-    "time": 1.0,
+    "time": 3.5,
     "coverage": 3.5,
     "question": 0.4,
     "conversation": 0.8,

@@ -5,8 +5,10 @@ Stages, each switchable in RetrievalParams for the ablation in `kenning bench lo
    one before it) and over its window (read between the turns before and after it), BM25 over
    words, a character channel for Chinese/Japanese/Korean;
 2. fusion: weighted sum of normalised channel scores (core/scoring.py);
-3. second stage over the best `rerank_depth` candidates: query-term coverage, questions ranked below
-   statements, a bonus inside a time range named in the query, trust, state and strength (decay);
+3. second stage over the best `rerank_depth` candidates, and the best matches inside a time range
+   named in the query (a named day is a strong hint, and its memories may rank low on words alone):
+   query-term coverage, questions ranked below statements, a bonus inside the named range (half of
+   it for the days just after: what happened is often told later), trust, state and strength;
 4. expansion: the turn after a strong hit in the same conversation (answers follow questions), the
    same speaker's next turn (they go on about it), and typed edges of the graph (depth 2, weaker
    per hop).
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kenning.core import limits
-from kenning.core.decay import ranking_factor, record_strength
+from kenning.core.decay import DAY, ranking_factor, record_strength
 from kenning.core.entities import AliasDictionary
 from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.ontology import SUBTYPES, check_type
@@ -38,7 +40,7 @@ from kenning.core.scoring import (
     without_names,
 )
 from kenning.core.text import estimate_tokens, has_cjk, normalize, truncate_to_tokens
-from kenning.core.timeparse import parse_time_range
+from kenning.core.timeparse import TimeRange, parse_time_range
 from kenning.core.validation import (
     check_entities,
     check_name,
@@ -56,6 +58,29 @@ logger = logging.getLogger(__name__)
 
 _GRAPH_SEEDS = 10
 _GRAPH_HOP_DECAY = 0.5
+_WINDOW_DEPTH = 10  # best matches per channel inside a time range the query names, added to the candidates
+_TOLD_LATER = 0.5  # share of the time bonus for a memory written soon after the named range
+_TOLD_MAX = 7 * DAY
+
+
+def _told_within(window: TimeRange) -> float:
+    """How soon after a time range what happened in it is still being told ("last night we ...")."""
+    return min(_TOLD_MAX, max(DAY, window.until - window.since))
+
+
+def _within(filters: Filters, window: TimeRange) -> Filters:
+    """The filters narrowed to the time range named in the query."""
+    since = window.since if filters.since is None else max(filters.since, window.since)
+    until = window.until if filters.until is None else min(filters.until, window.until)
+    return replace(filters, since=since, until=until)
+
+
+def _merged_hits(first: list[tuple[str, float]], second: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """One channel's hits from two searches of the same query (same scale), best first."""
+    merged = dict(first)
+    for item, score in second:
+        merged.setdefault(item, score)
+    return sorted(merged.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
 @dataclass(slots=True)
@@ -183,8 +208,15 @@ def _search(
         store.subjects_named(filters.namespace, name_candidates(query)) if "subject" in params.stages else []
     )
     topic = without_names(query, named)
+    window = parse_time_range(query, deps.clock.now()) if "time" in params.stages else None
+    narrowed = _within(filters, window) if window is not None else None
+    in_window: list[str] = []  # the best matches inside a time range the query names
     if "bm25" in params.channels:
         hits = store.search_words(keyword_query(topic), filters, depth)
+        if narrowed is not None:
+            near = store.search_words(keyword_query(topic), narrowed, _WINDOW_DEPTH)
+            in_window.extend(item for item, _ in near)
+            hits = _merged_hits(hits, near)
         results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
         results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
@@ -199,6 +231,11 @@ def _search(
         model, vector = embedded
         keyword_ids = [item for result in results for item, _ in result.hits]
         models = {"dense": model, "context": context_model(model), "window": window_model(model)}
+        if narrowed is not None:
+            for channel in dense_wanted:
+                found = store.search_vectors(vector, models[channel], narrowed, _WINDOW_DEPTH)
+                in_window.extend(item for item, _ in found.hits)
+            keyword_ids.extend(in_window)
         for channel in dense_wanted:
             found = store.search_vectors(
                 vector,
@@ -218,9 +255,11 @@ def _search(
     scores = {item: score for item, (score, _) in explain.items()}
     order = ranked(scores)
     head = order[: max(params.rerank_depth, depth)]
+    rerank = list(dict.fromkeys([*order[: params.rerank_depth], *(i for i in in_window if i in scores)]))
+    head = list(dict.fromkeys([*head, *rerank]))
     records = store.get_many(head)
     adjusted = dict(scores)
-    _second_stage(deps, query, params, head, records, adjusted, explain)
+    _second_stage(deps, query, params, rerank, records, adjusted, explain, window)
     _expand(deps, params, filters, adjusted, explain, records)
     _favour_subject(params, named, adjusted, explain, records)
     _drop_redundant_summaries(deps, params, adjusted, records)
@@ -236,12 +275,12 @@ def _second_stage(
     records: dict[str, MemoryRecord],
     scores: dict[str, float],
     explain: dict[str, tuple[float, list[ChannelHit]]],
+    window: TimeRange | None,
 ) -> None:
     stages, weights = params.stages, params.weights
     terms = content_terms(query) if "coverage" in stages else set()
     now = deps.clock.now()
-    window = parse_time_range(query, now) if "time" in stages else None
-    for item in head[: params.rerank_depth]:
+    for item in head:
         record = records.get(item)
         if record is None:
             continue
@@ -250,8 +289,11 @@ def _second_stage(
             adjustments.append(("coverage", weights["coverage"] * coverage(terms, record.content)))
         if "question" in stages and is_question(record.content):
             adjustments.append(("question", -weights["question"]))
-        if window is not None and window.since <= record.event_time < window.until:
-            adjustments.append(("time", weights["time"]))
+        if window is not None:
+            if window.since <= record.event_time < window.until:
+                adjustments.append(("time", weights["time"]))
+            elif window.until <= record.event_time < window.until + _told_within(window):
+                adjustments.append(("time", weights["time"] * _TOLD_LATER))
         if "lifecycle" in stages:
             penalty = (TRUST_WEIGHT[record.trust] - 1.0) * 0.5
             if record.state is not MemoryState.ACTIVE:
