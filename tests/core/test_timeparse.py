@@ -36,6 +36,8 @@ def day(y: int, m: int, d: int) -> float:
         ("between August 15 and August 11 2023 is backwards, so the day", day(2023, 8, 11), day(2023, 8, 12)),
         ("31 June 2023 is no day, so the month", day(2023, 6, 1), day(2023, 7, 1)),
         ("trips in December", day(2022, 12, 1), day(2023, 1, 1)),
+        ("the second week of November", day(2022, 11, 1), day(2022, 12, 1)),
+        ("the picture shared on December 1,2023", day(2023, 12, 1), day(2023, 12, 2)),
         ("in January", day(2023, 1, 1), day(2023, 2, 1)),
         ("achievements in 2022", day(2022, 1, 1), day(2023, 1, 1)),
         ("two weeks ago", day(2023, 5, 29), day(2023, 6, 5)),

@@ -157,6 +157,7 @@ VARIANTS: dict[str, Callable[[RetrievalParams], RetrievalParams]] = {
     "+conversation": lambda p: replace(p, stages=("conversation",)),
     "+second stage": lambda p: replace(p, stages=("conversation", "coverage", "question")),
     "+subject": lambda p: replace(p, stages=("conversation", "coverage", "question", "subject")),
+    "+time": lambda p: replace(p, stages=("conversation", "coverage", "question", "subject", "time")),
     "full": lambda p: p,
 }
 

@@ -99,8 +99,8 @@ def _calendar(today: datetime, unit: str, back: int) -> tuple[datetime, datetime
 def _calendar_day(text: str) -> TimeRange | None:
     """A full date, day first ("16 November, 2023", "3rd of May 2023") or month first ("May 3, 2023")."""
     patterns = (
-        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b", (1, 2, 3)),
-        (rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", (2, 1, 3)),
+        (rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?(?:,\s*|\s+)(\d{{4}})\b", (1, 2, 3)),
+        (rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,\s*|\s+)(\d{{4}})\b", (2, 1, 3)),
     )
     for pattern, (day_at, month_at, year_at) in patterns:
         for match in re.finditer(pattern, text):
@@ -185,7 +185,7 @@ def parse_time_range(query: str, now: float) -> TimeRange | None:
     if match := re.search(rf"\b(?:in\s+)?({_MONTH_RE})\.?\s*,?\s+(\d{{4}})\b", text):
         month, year = _MONTHS[match.group(1)], int(match.group(2))
         return _range(_month_start(year, month), _next_month(year, month), match.group(0))
-    if match := re.search(rf"\bin\s+({_MONTH_RE})\b", text):
+    if match := re.search(rf"\b(?:in|during|of)\s+({_MONTH_RE})\b", text):
         month = _MONTHS[match.group(1)]
         # A bare month means its most recent occurrence, this year or last.
         year = today.year if month <= today.month else today.year - 1

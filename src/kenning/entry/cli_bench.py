@@ -49,7 +49,7 @@ def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | Non
     "variants",
     multiple=True,
     help="Variant to run (repeatable; default all): bm25, dense, hybrid, '+context vectors', "
-    "'+conversation', '+second stage', '+subject', full.",
+    "'+conversation', '+second stage', '+subject', '+time', full.",
 )
 @click.option(
     "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
