@@ -28,10 +28,12 @@ def test_table_names_machine_and_model() -> None:
                 "remember_p95_ms": 2,
                 "recall_p50_ms": 3,
                 "recall_p95_ms": 4,
+                "dated_recall_p50_ms": 6,
+                "dated_recall_p95_ms": 7,
                 "peak_rss_mb": 5,
             }
         ],
         "cold_start_s": {"median": 1.0, "max": 1.2},
     }
     table = markdown_table(result)
-    assert "| 10 | 1 ms | 2 ms | 3 ms | 4 ms | 5 MB |" in table and "Model: m" in table and "cores" in table
+    assert "| 10 | 1 ms | 2 ms | 3 ms | 4 ms | 6 / 7 ms | 5 MB |" in table and "Model: m" in table and "cores" in table
