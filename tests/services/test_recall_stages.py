@@ -142,6 +142,9 @@ def test_a_named_day_brings_its_memories_in_even_below_the_candidate_depth(
     only(app, ("bm25",), ("time",))
     app.deps = replace(app.deps, retrieval=replace(app.deps.retrieval, candidates=3, rerank_depth=3))
     assert contents(app, f"dinner on {when}", limit=2)[0] == "We cooked dinner at home"
+    best = app.recall(CALLER, RecallRequest(query=f"dinner on {when}", limit=2, touch=False)).hits[0]
+    explained = {c.channel: c.rank for c in best.channels}
+    assert explained["bm25"] >= 1 and "time" in explained  # its own channel rank, and the bonus
 
 
 def test_what_happened_on_a_named_day_may_be_told_a_little_later(app: Kenning, clock: ManualClock) -> None:

@@ -214,9 +214,9 @@ def _search(
     if "bm25" in params.channels:
         hits = store.search_words(keyword_query(topic), filters, depth)
         if narrowed is not None:
-            near = store.search_words(keyword_query(topic), narrowed, _WINDOW_DEPTH)
-            in_window.extend(item for item, _ in near)
-            hits = _merged_hits(hits, near)
+            inside = store.search_words(keyword_query(topic), narrowed, _WINDOW_DEPTH)
+            in_window.extend(item for item, _ in inside)
+            hits = _merged_hits(hits, inside)
         results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
         results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
@@ -231,23 +231,21 @@ def _search(
         model, vector = embedded
         keyword_ids = [item for result in results for item, _ in result.hits]
         models = {"dense": model, "context": context_model(model), "window": window_model(model)}
+        near: dict[str, list[tuple[str, float]]] = {}
         if narrowed is not None:
             for channel in dense_wanted:
-                found = store.search_vectors(vector, models[channel], narrowed, _WINDOW_DEPTH)
-                in_window.extend(item for item, _ in found.hits)
-            keyword_ids.extend(in_window)
+                near[channel] = store.search_vectors(vector, models[channel], narrowed, _WINDOW_DEPTH).hits
+                in_window.extend(item for item, _ in near[channel])
         for channel in dense_wanted:
             found = store.search_vectors(
-                vector,
-                models[channel],
-                filters,
-                depth,
-                include=keyword_ids,
+                vector, models[channel], filters, depth, include=[*keyword_ids, *in_window]
             )
-            if found.hits:
+            # Matches inside a named range join the channel's own list: same query, same scale.
+            hits = _merged_hits(found.hits, near[channel]) if channel in near else found.hits
+            if hits:
                 results.append(
                     ChannelResult(
-                        channel, found.hits, kind="cosine", mean=found.mean, std=found.std, extra=found.extra
+                        channel, hits, kind="cosine", mean=found.mean, std=found.std, extra=found.extra
                     )
                 )
     weights = params.weights
