@@ -52,6 +52,15 @@ def test_phrases_resolve_against_the_reference_time(query: str, since: float, un
     assert (found.since, found.until) == (since, until)
 
 
-@pytest.mark.parametrize("query", ["what database do we use", "may I ask about port 2023", "the 1990s band"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what database do we use",
+        "may I ask about port 2023",
+        "the 1990s band",
+        "what is the opinion of Jan about the schema",  # a name, not January
+        "notes in Jan's review",
+    ],
+)
 def test_queries_without_a_time_phrase_give_none(query: str) -> None:
     assert parse_time_range(query, NOW) is None

@@ -185,7 +185,9 @@ def parse_time_range(query: str, now: float) -> TimeRange | None:
     if match := re.search(rf"\b(?:in\s+)?({_MONTH_RE})\.?\s*,?\s+(\d{{4}})\b", text):
         month, year = _MONTHS[match.group(1)], int(match.group(2))
         return _range(_month_start(year, month), _next_month(year, month), match.group(0))
-    if match := re.search(rf"\b(?:in|during|of)\s+({_MONTH_RE})\b", text):
+    if match := re.search(
+        rf"\b(?:in|during|(?:week|weekend|start|beginning|middle|end)\s+of)\s+({_MONTH_RE})\b(?!['’]s)", text
+    ):
         month = _MONTHS[match.group(1)]
         # A bare month means its most recent occurrence, this year or last.
         year = today.year if month <= today.month else today.year - 1
