@@ -34,6 +34,8 @@ def day(y: int, m: int, d: int) -> float:
         ("trips from 31 May to 2 June 2023", day(2023, 5, 31), day(2023, 6, 3)),
         ("between 11 and 15 August, 2023", day(2023, 8, 11), day(2023, 8, 16)),
         ("between August 15 and August 11 2023 is backwards, so the day", day(2023, 8, 11), day(2023, 8, 12)),
+        ("between December 28 and January 3 2024", day(2023, 12, 28), day(2024, 1, 4)),
+        ("from 30 to 31 June 2023 is no span, so the month", day(2023, 6, 1), day(2023, 7, 1)),
         ("31 June 2023 is no day, so the month", day(2023, 6, 1), day(2023, 7, 1)),
         ("trips in December", day(2022, 12, 1), day(2023, 1, 1)),
         ("the second week of November", day(2022, 11, 1), day(2022, 12, 1)),
@@ -60,6 +62,14 @@ def test_phrases_resolve_against_the_reference_time(query: str, since: float, un
         "the 1990s band",
         "what is the opinion of Jan about the schema",  # a name, not January
         "notes in Jan's review",
+        "a friend of Jan said",
+        "what is the name of June's dog",
+        "the story of August Rush",
+        # No real day: never a reason to fail the recall that asked.
+        "dinner between december 30 and 31 9999",
+        "from dec 30 to 31 9999",
+        "december 31 9999",
+        "in may 0000",
     ],
 )
 def test_queries_without_a_time_phrase_give_none(query: str) -> None:

@@ -144,7 +144,8 @@ def test_a_named_day_brings_its_memories_in_even_below_the_candidate_depth(
     assert contents(app, f"dinner on {when}", limit=2)[0] == "We cooked dinner at home"
     best = app.recall(CALLER, RecallRequest(query=f"dinner on {when}", limit=2, touch=False)).hits[0]
     explained = {c.channel: c.rank for c in best.channels}
-    assert explained["bm25"] >= 1 and "time" in explained  # its own channel rank, and the bonus
+    # Found only by the search inside the named day, and said so: its rank there, and the bonus.
+    assert explained["bm25 in range"] == 1 and "bm25" not in explained and "time" in explained
 
 
 def test_what_happened_on_a_named_day_may_be_told_a_little_later(app: Kenning, clock: ManualClock) -> None:

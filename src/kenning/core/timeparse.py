@@ -135,10 +135,12 @@ def _span(text: str) -> TimeRange | None:
             year = int(match.group(year_at))
             end_month = _MONTHS[match.group(last_month) or match.group(first_month)]
             start_month = _MONTHS[match.group(first_month) or match.group(last_month)]
+            # "between December 28 and January 3 2024": the year is the end's, the start is in the one before.
+            start_year = year - 1 if start_month > end_month else year
             try:
-                start = datetime(year, start_month, int(match.group(first_day)), tzinfo=UTC)
+                start = datetime(start_year, start_month, int(match.group(first_day)), tzinfo=UTC)
                 end = datetime(year, end_month, int(match.group(last_day)), tzinfo=UTC)
-            except ValueError:
+            except ValueError:  # "30 to 31 June": not a span of days; a single date or the month may be
                 return None
             if end < start:
                 return None
@@ -147,7 +149,16 @@ def _span(text: str) -> TimeRange | None:
 
 
 def parse_time_range(query: str, now: float) -> TimeRange | None:
-    """The first time phrase in the query as a range, or None if it names no time."""
+    """The time phrase in the query as a range, or None if it names no time (or no real day: "31 June
+    9999" is no reason to fail a recall). A span is read first, then relative phrases, then dates.
+    """
+    try:
+        return _parse(query, now)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _parse(query: str, now: float) -> TimeRange | None:
     text = query.lower()
     today = _day_start(datetime.fromtimestamp(now, tz=UTC))
     if found := _span(text):

@@ -83,6 +83,25 @@ def _merged_hits(first: list[tuple[str, float]], second: list[tuple[str, float]]
     return sorted(merged.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
+def _ranks_beyond(main: Sequence[tuple[str, float]], inside: Sequence[tuple[str, float]]) -> dict[str, int]:
+    """The rank inside the named range of each match there that the channel's own search did not reach."""
+    reached = {item for item, _ in main}
+    return {item: rank for rank, (item, _) in enumerate(inside, start=1) if item not in reached}
+
+
+def _say_found_inside(
+    explain: dict[str, tuple[float, list[ChannelHit]]], only_inside: dict[str, dict[str, int]]
+) -> None:
+    """A match found only inside the named range is explained as such ("bm25 in range", its rank
+    there), not with a made-up rank in the channel's whole list."""
+    for channel, ranks in only_inside.items():
+        for item, rank in ranks.items():
+            hits = explain.get(item, (0.0, []))[1]
+            for index, hit in enumerate(hits):
+                if hit.channel == channel:
+                    hits[index] = ChannelHit(channel=f"{channel} in range", rank=rank, score=hit.score)
+
+
 @dataclass(slots=True)
 class RecallRequest:
     query: str = ""
@@ -211,11 +230,13 @@ def _search(
     window = parse_time_range(query, deps.clock.now()) if "time" in params.stages else None
     narrowed = _within(filters, window) if window is not None else None
     in_window: list[str] = []  # the best matches inside a time range the query names
+    only_inside: dict[str, dict[str, int]] = {}  # per channel: found only by the search inside, at rank
     if "bm25" in params.channels:
         hits = store.search_words(keyword_query(topic), filters, depth)
         if narrowed is not None:
             inside = store.search_words(keyword_query(topic), narrowed, _WINDOW_DEPTH)
             in_window.extend(item for item, _ in inside)
+            only_inside["bm25"] = _ranks_beyond(hits, inside)
             hits = _merged_hits(hits, inside)
         results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
@@ -241,7 +262,10 @@ def _search(
                 vector, models[channel], filters, depth, include=[*keyword_ids, *in_window]
             )
             # Matches inside a named range join the channel's own list: same query, same scale.
-            hits = _merged_hits(found.hits, near[channel]) if channel in near else found.hits
+            hits = found.hits
+            if channel in near:
+                only_inside[channel] = _ranks_beyond(hits, near[channel])
+                hits = _merged_hits(hits, near[channel])
             if hits:
                 results.append(
                     ChannelResult(
@@ -250,6 +274,7 @@ def _search(
                 )
     weights = params.weights
     explain = fuse(results, weights)
+    _say_found_inside(explain, only_inside)
     scores = {item: score for item, (score, _) in explain.items()}
     order = ranked(scores)
     head = order[: max(params.rerank_depth, depth)]
