@@ -193,7 +193,7 @@ def _parse(query: str, now: float) -> TimeRange | None:
         return _range(*_calendar(today, unit, 1 if which == "last" else 0), match.group(0))
     if found := _calendar_day(text):
         return found
-    if match := re.search(rf"\b(?:in\s+)?({_MONTH_RE})\.?\s*,?\s+(\d{{4}})\b", text):
+    if match := re.search(rf"\b(?:in\s+)?({_MONTH_RE})\.?(?:\s*,\s*|\s+)(\d{{4}})\b", text):
         month, year = _MONTHS[match.group(1)], int(match.group(2))
         return _range(_month_start(year, month), _next_month(year, month), match.group(0))
     if match := re.search(
