@@ -86,7 +86,13 @@ class EmbeddingSettings(_Section):
 class RetrievalSettings(_Section):
     default_limit: int = Field(default=10, ge=1, le=100, description="Results per recall page by default.")
     token_budget: int = Field(default=4000, ge=50, le=50_000, description="Default token budget of a recall.")
-    candidates: int = Field(default=50, ge=10, le=1000, description="Candidates each channel contributes.")
+    candidates: int = Field(
+        default=101,
+        ge=10,
+        le=1000,
+        description="Candidates each channel contributes; fewer than 101 count as 101, so that every "
+        "page of the first hundred results is cut from one ranking.",
+    )
     weights: dict[str, float] = Field(
         default_factory=dict,
         description='Overrides of channel and stage weights, e.g. {"bm25": 2.0} (JSON in the environment).',

@@ -158,3 +158,28 @@ def test_recall_can_require_a_minimum_trust(app: Kenning) -> None:
 
 def _channel(hit: RecallHit, name: str) -> float:
     return next(c.score for c in hit.channels if c.channel == name)
+
+
+def test_pages_are_cut_from_one_ranking_never_repeating_or_skipping(app: Kenning, clock: ManualClock) -> None:
+    """How deep each channel searches decides the candidates, so it must not depend on the page."""
+    words = "dinner lunch party home garden film trip budget review cat plants car music book".split()
+    drafts = [
+        MemoryDraft(
+            content=" ".join(words[(i * 7 + k * 3) % len(words)] for k in range(6)) + f" note {i}",
+            event_time=clock.now() - (i % 90) * 86400 - 60,
+        )
+        for i in range(260)
+    ]
+    app.remember_many(CALLER, drafts)
+    query = "dinner party at home last month"
+
+    def ids(offset: int, limit: int) -> list[str]:
+        request = RecallRequest(query=query, limit=limit, offset=offset, token_budget=50_000, touch=False)
+        return [hit.record.id for hit in app.recall(CALLER, request).hits]
+
+    whole = ids(0, 100)
+    paged: list[str] = []
+    for offset in range(0, 161, 7):
+        paged += ids(offset, 7)
+    assert paged[:100] == whole
+    assert len(set(paged)) == len(paged) > 150  # past the first hundred too: nothing twice

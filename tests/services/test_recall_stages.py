@@ -122,25 +122,24 @@ def test_a_named_day_brings_its_memories_in_even_below_the_candidate_depth(
     app: Kenning, clock: ManualClock
 ) -> None:
     day = 86400.0
-    named = clock.now() - 20 * day
-    for n in range(8):
-        app.remember(
-            CALLER,
+    named = clock.now() - 200 * day
+    # More better-worded matches on other days than any channel searches deep (101).
+    app.remember_many(
+        CALLER,
+        [
             MemoryDraft(
                 content=f"Dinner party number {n}: dinner, dinner and more dinner",
                 event_time=named - (n + 2) * day,
-            ),
-        )
+            )
+            for n in range(110)
+        ],
+    )
     app.remember(CALLER, MemoryDraft(content="We cooked dinner at home", event_time=named + 3600))
     app.remember(CALLER, MemoryDraft(content="Lunch at home", event_time=named + 7200))
     when = datetime.fromtimestamp(named, tz=UTC).strftime("%d %B %Y")
-    app.deps = replace(
-        app.deps,
-        retrieval=replace(RetrievalParams(), channels=("bm25",), stages=(), candidates=3, rerank_depth=3),
-    )
-    assert "We cooked dinner at home" not in contents(app, f"dinner on {when}", limit=2)
+    only(app, ("bm25",), ())
+    assert "We cooked dinner at home" not in contents(app, f"dinner on {when}", limit=100)
     only(app, ("bm25",), ("time",))
-    app.deps = replace(app.deps, retrieval=replace(app.deps.retrieval, candidates=3, rerank_depth=3))
     assert contents(app, f"dinner on {when}", limit=2)[0] == "We cooked dinner at home"
     best = app.recall(CALLER, RecallRequest(query=f"dinner on {when}", limit=2, touch=False)).hits[0]
     explained = {c.channel: c.rank for c in best.channels}

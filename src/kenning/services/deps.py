@@ -60,7 +60,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 class RetrievalParams:
     default_limit: int = 10
     token_budget: int = 4000
-    candidates: int = 50
+    candidates: int = 101  # per channel; recall searches at least this deep (see recall._ranking)
     channels: tuple[str, ...] = ALL_CHANNELS
     stages: tuple[str, ...] = ALL_STAGES
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))

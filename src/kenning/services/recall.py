@@ -179,15 +179,15 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
         limits.TOKEN_BUDGET_MAX,
     )
     filters = build_filters(caller, request, deps.aliases)
-    depth = max(params.candidates, offset + limit + 1)
-
     degraded: list[str] = []
     if query:
-        order, explain, records, channels_used = _search(deps, query, filters, params, depth, degraded)
+        order, explain, records, channels_used = _ranking(
+            deps, query, filters, params, offset + limit, degraded
+        )
         degraded = deps.embeddings.degraded() + degraded
     else:
         # No query: browse the newest memories that pass the filters.
-        recent = deps.store.search_recent(filters, depth)
+        recent = deps.store.search_recent(filters, max(params.candidates, offset + limit + 1))
         order = [item for item, _ in recent]
         explain = {
             item: (when, [ChannelHit(channel="recent", rank=rank, score=when)])
@@ -216,9 +216,39 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
     )
 
 
+_Ranking = tuple[list[str], dict[str, tuple[float, list[ChannelHit]]], dict[str, MemoryRecord], list[str]]
+
+
+def _ranking(
+    deps: Deps, query: str, filters: Filters, params: RetrievalParams, reach: int, degraded: list[str]
+) -> _Ranking:
+    """The one ranking every page of a query is cut from, so paging never repeats or skips a memory.
+
+    Which memories are candidates depends on how deep each channel searches, so the depth must not
+    depend on the page: the first hundred positions (the most one request may ask for) always come
+    from the same depth. A page reaching past them ranks the rest at the deepest depth any page can
+    reach and appends that after the first hundred.
+    """
+    first = max(params.candidates, limits.RECALL_LIMIT_MAX + 1)
+    order, explain, records, channels = _search(deps, query, filters, params, first, degraded)
+    if reach <= limits.RECALL_LIMIT_MAX:
+        return order, explain, records, channels
+    deepest = limits.OFFSET_MAX + limits.RECALL_LIMIT_MAX + 1
+    more, more_explain, more_records, _ = _search(deps, query, filters, params, deepest, [])
+    prefix = order[: limits.RECALL_LIMIT_MAX]
+    placed = set(prefix)
+    explain = {**more_explain, **{item: explain[item] for item in prefix}}
+    return (
+        prefix + [item for item in more if item not in placed],
+        explain,
+        {**more_records, **records},
+        channels,
+    )
+
+
 def _search(
     deps: Deps, query: str, filters: Filters, params: RetrievalParams, depth: int, degraded: list[str]
-) -> tuple[list[str], dict[str, tuple[float, list[ChannelHit]]], dict[str, MemoryRecord], list[str]]:
+) -> _Ranking:
     store = deps.store
     results: list[ChannelResult] = []
     # A query that names the subject of memories ("what does Melanie ...") is matched without the
