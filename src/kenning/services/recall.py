@@ -50,6 +50,7 @@ from kenning.core.validation import (
     check_timestamp,
     check_trust,
 )
+from kenning.ports.embedder import Vector
 from kenning.services.beliefs import assess_many
 from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.remember import context_model, window_model
@@ -58,6 +59,7 @@ logger = logging.getLogger(__name__)
 
 _GRAPH_SEEDS = 10
 _GRAPH_HOP_DECAY = 0.5
+_DENSE_CHANNELS = ("dense", "context", "window")
 _WINDOW_DEPTH = 10  # best matches per channel inside a time range the query names, added to the candidates
 _TOLD_LATER = 0.5  # share of the time bonus for a memory written soon after the named range
 _TOLD_MAX = 7 * DAY
@@ -83,10 +85,20 @@ def _merged_hits(first: list[tuple[str, float]], second: list[tuple[str, float]]
     return sorted(merged.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
-def _ranks_beyond(main: Sequence[tuple[str, float]], inside: Sequence[tuple[str, float]]) -> dict[str, int]:
-    """The rank inside the named range of each match there that the channel's own search did not reach."""
+def _join_inside(
+    channel: str,
+    main: list[tuple[str, float]],
+    inside: list[tuple[str, float]],
+    only_inside: dict[str, dict[str, int]],
+) -> list[tuple[str, float]]:
+    """Matches inside a named range join the channel's own list (same query, same scale); the rank
+    there of each that the channel's own search did not reach is kept in `only_inside` to explain it.
+    """
     reached = {item for item, _ in main}
-    return {item: rank for rank, (item, _) in enumerate(inside, start=1) if item not in reached}
+    only_inside[channel] = {
+        item: rank for rank, (item, _) in enumerate(inside, start=1) if item not in reached
+    }
+    return _merged_hits(main, inside)
 
 
 def _say_found_inside(
@@ -229,12 +241,13 @@ def _ranking(
     from the same depth. A page reaching past them ranks the rest at the deepest depth any page can
     reach and appends that after the first hundred.
     """
+    reading = _read(deps, query, filters, params, degraded)
     first = max(params.candidates, limits.RECALL_LIMIT_MAX + 1)
-    order, explain, records, channels = _search(deps, query, filters, params, first, degraded)
+    order, explain, records, channels = _search(deps, reading, filters, params, first)
     if reach <= limits.RECALL_LIMIT_MAX:
         return order, explain, records, channels
     deepest = limits.OFFSET_MAX + limits.RECALL_LIMIT_MAX + 1
-    more, more_explain, more_records, _ = _search(deps, query, filters, params, deepest, [])
+    more, more_explain, more_records, _ = _search(deps, reading, filters, params, deepest)
     prefix = order[: limits.RECALL_LIMIT_MAX]
     placed = set(prefix)
     explain = {**more_explain, **{item: explain[item] for item in prefix}}
@@ -246,18 +259,40 @@ def _ranking(
     )
 
 
-def _search(
-    deps: Deps, query: str, filters: Filters, params: RetrievalParams, depth: int, degraded: list[str]
-) -> _Ranking:
-    store = deps.store
-    results: list[ChannelResult] = []
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What a query asks, worked out once however many depths it is searched at."""
+
+    text: str
+    named: list[str]  # subjects the query names ("what does Melanie ..."), matched without the name
+    topic: str  # the query without those names
+    window: TimeRange | None  # a time range the query names
+    embedded: tuple[str, Vector] | None  # the topic's query vector, and its model
+
+
+def _read(deps: Deps, query: str, filters: Filters, params: RetrievalParams, degraded: list[str]) -> _Reading:
     # A query that names the subject of memories ("what does Melanie ...") is matched without the
     # name; the name instead favours her memories after fusion (_favour_subject).
     named = (
-        store.subjects_named(filters.namespace, name_candidates(query)) if "subject" in params.stages else []
+        deps.store.subjects_named(filters.namespace, name_candidates(query))
+        if "subject" in params.stages
+        else []
     )
     topic = without_names(query, named)
     window = parse_time_range(query, deps.clock.now()) if "time" in params.stages else None
+    embedded = None
+    if any(c in params.channels for c in _DENSE_CHANNELS):
+        try:
+            embedded = deps.embeddings.query(topic)
+        except BackendUnavailable as exc:
+            degraded.append(f"keyword_only: query embedding failed: {exc.message}")
+    return _Reading(text=query, named=named, topic=topic, window=window, embedded=embedded)
+
+
+def _search(deps: Deps, reading: _Reading, filters: Filters, params: RetrievalParams, depth: int) -> _Ranking:
+    store = deps.store
+    results: list[ChannelResult] = []
+    query, topic, window = reading.text, reading.topic, reading.window
     narrowed = _within(filters, window) if window is not None else None
     in_window: list[str] = []  # the best matches inside a time range the query names
     only_inside: dict[str, dict[str, int]] = {}  # per channel: found only by the search inside, at rank
@@ -266,20 +301,13 @@ def _search(
         if narrowed is not None:
             inside = store.search_words(keyword_query(topic), narrowed, _WINDOW_DEPTH)
             in_window.extend(item for item, _ in inside)
-            only_inside["bm25"] = _ranks_beyond(hits, inside)
-            hits = _merged_hits(hits, inside)
+            hits = _join_inside("bm25", hits, inside, only_inside)
         results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
         results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
-    dense_wanted = [c for c in ("dense", "context", "window") if c in params.channels]
-    embedded = None
-    if dense_wanted:
-        try:
-            embedded = deps.embeddings.query(topic)
-        except BackendUnavailable as exc:
-            degraded.append(f"keyword_only: query embedding failed: {exc.message}")
-    if embedded is not None:
-        model, vector = embedded
+    dense_wanted = [c for c in _DENSE_CHANNELS if c in params.channels]
+    if reading.embedded is not None:
+        model, vector = reading.embedded
         keyword_ids = [item for result in results for item, _ in result.hits]
         models = {"dense": model, "context": context_model(model), "window": window_model(model)}
         near: dict[str, list[tuple[str, float]]] = {}
@@ -291,11 +319,11 @@ def _search(
             found = store.search_vectors(
                 vector, models[channel], filters, depth, include=[*keyword_ids, *in_window]
             )
-            # Matches inside a named range join the channel's own list: same query, same scale.
-            hits = found.hits
-            if channel in near:
-                only_inside[channel] = _ranks_beyond(hits, near[channel])
-                hits = _merged_hits(hits, near[channel])
+            hits = (
+                _join_inside(channel, found.hits, near[channel], only_inside)
+                if channel in near
+                else found.hits
+            )
             if hits:
                 results.append(
                     ChannelResult(
@@ -314,7 +342,7 @@ def _search(
     adjusted = dict(scores)
     _second_stage(deps, query, params, rerank, records, adjusted, explain, window)
     _expand(deps, params, filters, adjusted, explain, records)
-    _favour_subject(params, named, adjusted, explain, records)
+    _favour_subject(params, reading.named, adjusted, explain, records)
     _drop_redundant_summaries(deps, params, adjusted, records)
     final = {item: (adjusted[item], explain.get(item, (0.0, []))[1]) for item in adjusted}
     return ranked(adjusted), final, records, sorted(r.name for r in results)
