@@ -44,7 +44,7 @@ def test_merge_creates_one_memory_that_supersedes_both(app: Kenning) -> None:
     [flag] = new.conflicts
     resolution = app.resolve_conflict(
         CALLER,
-        flag["conflict_id"],
+        flag.id,
         "merge",
         merged_content="The cache TTL is 30 seconds in prod, 60 in staging",
     )
@@ -52,7 +52,7 @@ def test_merge_creates_one_memory_that_supersedes_both(app: Kenning) -> None:
     assert sorted(merged.tags) == ["cache", "perf"]
     assert {app.get(CALLER, old.id).state.value, app.get(CALLER, new.record.id).state.value} == {"superseded"}
     with pytest.raises(ConflictError):
-        app.resolve_conflict(CALLER, flag["conflict_id"], "keep_both")
+        app.resolve_conflict(CALLER, flag.id, "keep_both")
     actions = [e.action for e in app.deps.store.audit_log(old.id)]
     assert "resolve_conflict" in actions and "superseded" in actions
 
@@ -70,7 +70,7 @@ def test_resolve_needs_a_winner_from_the_pair(app: Kenning) -> None:
 def test_a_pair_is_flagged_only_once_even_when_the_content_repeats(app: Kenning) -> None:
     app.remember(CALLER, MemoryDraft(content="Deploys happen on Tuesdays"))
     first = app.remember(CALLER, MemoryDraft(content="Deploys happen on Thursdays"))
-    assert len(first.conflicts) == 1 and first.conflicts[0]["changed_values"] == {
+    assert len(first.conflicts) == 1 and first.conflicts[0].evidence["changed_values"] == {
         "older": ["tuesday"],
         "newer": ["thursday"],
     }

@@ -165,6 +165,22 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_ns_subject ON memories (namespace, subject COLLATE NOCASE)
         WHERE subject IS NOT NULL;
     """,
+    # 8: what a memory absorbed when the same thing was said again, word for word (nothing is dropped).
+    """
+    CREATE TABLE restatements (
+        rseq INTEGER PRIMARY KEY AUTOINCREMENT,
+        seq INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        content TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        at REAL NOT NULL,
+        trust TEXT NOT NULL,
+        similarity REAL,
+        times INTEGER NOT NULL DEFAULT 1,
+        last_at REAL NOT NULL,
+        last_agent_id TEXT NOT NULL,
+        UNIQUE (seq, content)
+    );
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

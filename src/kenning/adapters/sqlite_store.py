@@ -33,7 +33,7 @@ from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
 from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState
+from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState, Restatement
 from kenning.core.text import cjk_runs, words
 from kenning.ports.embedder import Vector
 from kenning.ports.store import DenseHits, GroupChange, StateChange, StoredVector, StoreStats
@@ -184,10 +184,13 @@ class SqliteStore:
         revector: bool,
         vectors: Sequence[StoredVector],
         audit: AuditEntry,
+        restatement: Restatement | None = None,
     ) -> None:
         try:
             with self._write() as conn:
-                self._replace_in(conn, record, expected_version, revector, vectors, audit)
+                seq = self._replace_in(conn, record, expected_version, revector, vectors, audit)
+                if restatement is not None:
+                    self._restate_in(conn, seq, restatement)
         except sqlite3.IntegrityError as exc:
             raise ConflictError(
                 f"another memory in namespace {record.namespace!r} already has this content",
@@ -202,7 +205,7 @@ class SqliteStore:
         revector: bool,
         vectors: Sequence[StoredVector],
         audit: AuditEntry,
-    ) -> None:
+    ) -> int:
         row = conn.execute("SELECT seq, state, version FROM memories WHERE id = ?", (record.id,)).fetchone()
         if row is None:
             raise NotFound(f"no memory with id {record.id!r}", id=record.id)
@@ -229,6 +232,43 @@ class SqliteStore:
         if revector or old_state != record.state.value:
             self._bump_vector_epoch(conn)
         self._append_audit(conn, audit)
+        return seq
+
+    def _restate_in(self, conn: sqlite3.Connection, seq: int, item: Restatement) -> None:
+        conn.execute(
+            "INSERT INTO restatements "
+            "(seq, content, agent_id, at, trust, similarity, times, last_at, last_agent_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) "
+            "ON CONFLICT (seq, content) DO UPDATE SET times = times + 1, last_at = excluded.last_at, "
+            "last_agent_id = excluded.last_agent_id",
+            (seq, item.content, item.agent_id, item.at, item.trust, item.similarity, item.at, item.agent_id),
+        )
+
+    def restatements(self, memory_id: str, limit: int) -> tuple[list[Restatement], int]:
+        rows = self._read(
+            "SELECT r.content, r.agent_id, r.at, r.trust, r.similarity, r.times, r.last_at, r.last_agent_id "
+            "FROM restatements r JOIN memories m ON m.seq = r.seq WHERE m.id = ? "
+            "ORDER BY r.last_at DESC, r.rseq DESC LIMIT ?",
+            (memory_id, limit),
+        )
+        total = self._read(
+            "SELECT count(*) FROM restatements r JOIN memories m ON m.seq = r.seq WHERE m.id = ?",
+            (memory_id,),
+        )
+        items = [
+            Restatement(
+                content=str(r[0]),
+                agent_id=str(r[1]),
+                at=float(r[2]),
+                trust=str(r[3]),
+                similarity=None if r[4] is None else float(r[4]),
+                times=int(r[5]),
+                last_at=float(r[6]),
+                last_agent_id=str(r[7]),
+            )
+            for r in rows
+        ]
+        return items, int(total[0][0])
 
     def delete(self, memory_id: str, audit: AuditEntry) -> None:
         with self._write() as conn:

@@ -68,6 +68,7 @@ class RecallHit:
     channels: list[ChannelHit] = field(default_factory=list)
     truncated: bool = False
     belief: Belief | None = None  # for memories that state something: how far to believe it
+    in_conflict_with: list[str] = field(default_factory=list)  # other results it has an open conflict with
 
 
 @dataclass(slots=True)

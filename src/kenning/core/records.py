@@ -84,6 +84,21 @@ class Edge:
 
 
 @dataclass(frozen=True, slots=True)
+class Restatement:
+    """A write that a memory absorbed (the same thing said again), kept word for word: nothing said is
+    dropped. One row per distinct text; `times` counts how often that text was written."""
+
+    content: str
+    agent_id: str
+    at: float  # first written
+    trust: str
+    similarity: float | None  # cosine to the memory; None for the same text up to case and spacing
+    times: int = 1
+    last_at: float | None = None
+    last_agent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Conflict:
     """Two memories that may contradict each other, shown to callers once, until judged."""
 

@@ -179,10 +179,9 @@ def remember(
         for old in out.superseded:
             click.echo(f"superseded {old}")
         for conflict in out.conflicts:
-            reasons = "; ".join(conflict["reasons"])
+            reasons = "; ".join(conflict.evidence.get("reasons", []))
             click.echo(
-                f"conflict {conflict['conflict_id']} with {conflict['older_id']}: {reasons} "
-                "(judge it with `kenning resolve`)",
+                f"conflict {conflict.id} with {conflict.older_id}: {reasons} (judge it with `kenning resolve`)",
                 err=True,
             )
         if out.screening:

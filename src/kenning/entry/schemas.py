@@ -24,6 +24,15 @@ DATA_NOTICE = (
 )
 
 
+class RestatementOut(BaseModel):
+    content: str
+    agent_id: str
+    at: str | None
+    trust: str
+    similarity: float | None = Field(description="Cosine to the memory; null for the same text.")
+    times: int = Field(description="How often this exact text was written.")
+
+
 class MemoryOut(BaseModel):
     id: str
     type: str
@@ -56,6 +65,12 @@ class MemoryOut(BaseModel):
     superseded_by: list[str] = Field(
         default_factory=list, description="Ids that replaced this memory (by get)."
     )
+    restatements: list[RestatementOut] = Field(
+        default_factory=list,
+        description="Writes this memory absorbed as the same thing said again, word for word, newest "
+        "first (by get; at most 10).",
+    )
+    restatement_count: int = Field(default=0, description="Distinct restatements in all (by get).")
 
 
 class ChannelScore(BaseModel):
@@ -81,6 +96,11 @@ class RecallHitOut(BaseModel):
     truncated: bool = Field(default=False, description="Content was cut to fit the token budget.")
     belief: BeliefOut | None = Field(
         default=None, description="How far to believe what this memory states (not for episodes)."
+    )
+    in_conflict_with: list[str] = Field(
+        default_factory=list,
+        description="Other results of this page that this memory has an open conflict with: neither is "
+        "settled until the conflict is resolved.",
     )
 
 
@@ -136,6 +156,19 @@ class RecallOut(BaseModel):
     notice: str = DATA_NOTICE
 
 
+class ConflictOut(BaseModel):
+    id: int = Field(description="Pass to resolve_conflict.")
+    status: str = Field(description="open, or resolved (see resolution).")
+    older_id: str
+    newer_id: str
+    evidence: dict[str, Any] = Field(
+        description="Both contents, similarity, what changed (subject, attribute, changed_values), the "
+        "reasons, shared terms and entities, time gap, and whether latest_wins may decide it alone."
+    )
+    resolution: str | None = None
+    created_at: str | None
+
+
 class RememberOut(BaseModel):
     status: Literal["stored", "reinforced"] = Field(
         description="stored: a new memory; reinforced: the same memory (identical or a near-duplicate) "
@@ -147,10 +180,10 @@ class RememberOut(BaseModel):
     similarity: float | None = Field(
         default=None, description="Cosine to the memory that absorbed the write."
     )
-    conflicts: list[dict[str, Any]] = Field(
+    conflicts: list[ConflictOut] = Field(
         default_factory=list,
-        description="Possible contradictions with stored memories, with evidence. Judge each with "
-        "resolve_conflict; a pair is shown once.",
+        description="Possible contradictions with stored memories, in the shape the conflicts tool lists "
+        "them, with evidence. Judge each with resolve_conflict; a pair is shown once.",
     )
     superseded: list[str] = Field(default_factory=list, description="Ids this write superseded.")
     screening: dict[str, Any] | None = Field(
@@ -165,16 +198,6 @@ class ReviewOut(BaseModel):
     id: str
     decision: Literal["release", "delete"]
     state: str | None = Field(description="active after release; null after delete.")
-
-
-class ConflictOut(BaseModel):
-    id: int
-    status: str
-    first_id: str
-    second_id: str
-    evidence: dict[str, Any]
-    resolution: str | None = None
-    created_at: str | None
 
 
 class ConflictsOut(BaseModel):
@@ -287,6 +310,7 @@ def recall_out(result: RecallResult) -> RecallOut:
                 ],
                 truncated=hit.truncated,
                 belief=belief_out(hit.belief) if hit.belief is not None else None,
+                in_conflict_with=list(hit.in_conflict_with),
             )
             for hit in result.hits
         ],
@@ -304,7 +328,7 @@ def remember_out(outcome: RememberOutcome) -> RememberOut:
         memory=memory_out(outcome.record),
         note=outcome.note,
         similarity=outcome.similarity,
-        conflicts=outcome.conflicts,
+        conflicts=[conflict_out(c) for c in outcome.conflicts],
         superseded=outcome.superseded,
         screening=outcome.screening,
         degraded=outcome.degraded,
@@ -315,16 +339,29 @@ def chain_out(found: Chain) -> MemoryOut:
     out = memory_out(found.record)
     out.history = found.history
     out.superseded_by = found.superseded_by
+    out.restatements = [
+        RestatementOut(
+            content=r.content,
+            agent_id=r.agent_id,
+            at=format_time(r.at),
+            trust=r.trust,
+            similarity=r.similarity,
+            times=r.times,
+        )
+        for r in found.restatements
+    ]
+    out.restatement_count = found.restatement_count
     return out
 
 
 def conflict_out(conflict: Conflict) -> ConflictOut:
+    evidence = {k: v for k, v in conflict.evidence.items() if k not in ("older_id", "newer_id")}
     return ConflictOut(
         id=conflict.id,
         status=conflict.status,
-        first_id=conflict.first_id,
-        second_id=conflict.second_id,
-        evidence=conflict.evidence,
+        older_id=str(conflict.evidence.get("older_id", conflict.first_id)),
+        newer_id=str(conflict.evidence.get("newer_id", conflict.second_id)),
+        evidence=evidence,
         resolution=conflict.resolution,
         created_at=format_time(conflict.created_at),
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord, MemoryState
+from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord, MemoryState, Restatement
 from kenning.ports.embedder import Vector
 
 
@@ -88,12 +88,18 @@ class MemoryStore(Protocol):
         revector: bool,
         vectors: Sequence[StoredVector],
         audit: AuditEntry,
+        restatement: Restatement | None = None,
     ) -> None:
         """Overwrite a record whose stored version is `expected_version` (else ConflictError).
 
         Its text index entries are rebuilt; with `revector` its vectors are dropped and `vectors`
-        stored in their place.
+        stored in their place. A `restatement` is kept with the record in the same transaction (the
+        same text again only counts once more).
         """
+        ...
+
+    def restatements(self, memory_id: str, limit: int) -> tuple[list[Restatement], int]:
+        """The newest `limit` restatements a memory absorbed, and how many distinct ones it has."""
         ...
 
     def delete(self, memory_id: str, audit: AuditEntry) -> None:

@@ -15,12 +15,21 @@ from kenning.core import limits
 from kenning.core.conflict import Evidence, judge
 from kenning.core.errors import ConflictError, InvalidInput, NotFound
 from kenning.core.query import Filters
-from kenning.core.records import TRUST_WEIGHT, AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState
+from kenning.core.records import (
+    TRUST_WEIGHT,
+    AuditEntry,
+    Conflict,
+    Edge,
+    EdgeType,
+    MemoryRecord,
+    MemoryState,
+    Restatement,
+)
 from kenning.core.text import estimate_tokens
 from kenning.core.validation import check_range, check_unit_interval
 from kenning.ports.embedder import Vector
 from kenning.services.deps import Caller, Deps
-from kenning.services.records import get, save_fields
+from kenning.services.records import close_conflicts_of, get, save_fields
 
 _NEIGHBOURS = 5
 _ENTITY_EDGES = 3
@@ -86,8 +95,11 @@ def conflict_evidence(old: MemoryRecord, new: MemoryRecord, evidence: Evidence) 
             "newer": list(evidence.changed_values[1]),
         },
         "change_cue": evidence.change_cue,
+        "subject": evidence.subject,
+        "attribute": evidence.attribute,
         "reasons": list(evidence.reasons),
-        "latest_wins_eligible": latest_wins_eligible(old, new),
+        "decisive": evidence.decisive,
+        "latest_wins_eligible": evidence.decisive and latest_wins_eligible(old, new),
     }
 
 
@@ -161,16 +173,25 @@ def supersede(deps: Deps, caller: Caller, old_id: str, new_id: str, reason: str)
         state=MemoryState.SUPERSEDED,
     )
     _add_edge(deps, caller, new.id, old.id, EdgeType.SUPERSEDES, 1.0)
+    # What the superseded memory was in conflict with is settled by its successor: close those pairs
+    # (the pair being judged now, if any, is closed by its caller with the decision).
+    close_conflicts_of(deps, caller, old.id, f"superseded:{old.id}:by:{new.id}", keep=new.id)
     return updated
+
+
+_RESTATEMENTS_SHOWN = 10
 
 
 @dataclass(slots=True)
 class Chain:
-    """A memory's place in its supersede chain: what it replaced (oldest last) and what replaced it."""
+    """A memory's place in its supersede chain: what it replaced (oldest last) and what replaced it,
+    and the newest restatements it absorbed (with how many there are in all)."""
 
     record: MemoryRecord
     history: list[str]
     superseded_by: list[str]
+    restatements: list[Restatement] = field(default_factory=list)
+    restatement_count: int = 0
 
 
 def chain(deps: Deps, caller: Caller, memory_id: str) -> Chain:
@@ -187,7 +208,10 @@ def chain(deps: Deps, caller: Caller, memory_id: str) -> Chain:
         successors = [s for item in frontier for s in deps.store.superseded_by(item) if s not in later]
         later.extend(successors)
         frontier = successors
-    return Chain(record=record, history=history, superseded_by=later)
+    restated, count = deps.store.restatements(record.id, _RESTATEMENTS_SHOWN)
+    return Chain(
+        record=record, history=history, superseded_by=later, restatements=restated, restatement_count=count
+    )
 
 
 def list_conflicts(

@@ -215,6 +215,7 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
         for hit in hits:
             if hit.record.id == memory_id:
                 hit.belief = belief
+    _mark_open_conflicts(deps, hits)
     if request.touch and hits:
         # After ranking: the access this recall records can only affect later recalls.
         try:
@@ -229,6 +230,18 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
 
 
 _Ranking = tuple[list[str], dict[str, tuple[float, list[ChannelHit]]], dict[str, MemoryRecord], list[str]]
+
+
+def _mark_open_conflicts(deps: Deps, hits: list[RecallHit]) -> None:
+    """Two results that stand in an open conflict say so: the agent must not take either as settled."""
+    if len(hits) < 2:
+        return
+    by_id = {hit.record.id: hit for hit in hits}
+    for found in deps.store.conflicts_of(list(by_id)):
+        if found.status != "open" or found.first_id not in by_id or found.second_id not in by_id:
+            continue
+        by_id[found.first_id].in_conflict_with.append(found.second_id)
+        by_id[found.second_id].in_conflict_with.append(found.first_id)
 
 
 def _ranking(

@@ -45,6 +45,34 @@ def get(deps: Deps, caller: Caller, memory_id: str) -> MemoryRecord:
     return record
 
 
+def close_conflicts_of(
+    deps: Deps, caller: Caller, memory_id: str, resolution: str, *, keep: str | None = None
+) -> list[int]:
+    """Close the open conflicts of a memory that left the active state (superseded, archived): there is
+    nothing left to judge. A pair with `keep` on its other side stays open for its caller to close."""
+    closed: list[int] = []
+    for found in deps.store.conflicts_of([memory_id]):
+        if found.status != "open" or found.namespace != caller.namespace:
+            continue
+        if keep is not None and keep in (found.first_id, found.second_id):
+            continue
+        now = deps.clock.now()
+        audit = AuditEntry(
+            at=now,
+            actor=caller.agent_id,
+            namespace=caller.namespace,
+            action="resolve_conflict",
+            memory_id=memory_id,
+            detail={"conflict": found.id, "decision": "closed", "resolution": resolution},
+        )
+        try:
+            deps.store.close_conflict(found.id, resolution, now, audit)
+        except ConflictError:
+            continue  # closed meanwhile by someone else: nothing left to do
+        closed.append(found.id)
+    return closed
+
+
 @dataclass(slots=True)
 class MemoryPatch:
     """Fields to change; None leaves a field as it is."""
@@ -299,4 +327,5 @@ def forget(
         {"from_state": current.state.value, "reason": reason},
         state=MemoryState.ARCHIVED,
     )
+    close_conflicts_of(deps, caller, current.id, f"archived:{current.id}")
     return ForgetOutcome(id=current.id, action="archived", state=MemoryState.ARCHIVED.value)

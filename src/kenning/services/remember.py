@@ -13,7 +13,7 @@ from kenning.core.entities import extract
 from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, NotFound, QuotaExceeded
 from kenning.core.ids import new_ulid
 from kenning.core.ontology import base_type
-from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
+from kenning.core.records import AuditEntry, Conflict, MemoryRecord, MemoryState, Restatement
 from kenning.core.text import content_hash
 from kenning.core.validation import (
     MemoryDraft,
@@ -50,7 +50,7 @@ class RememberOutcome:
     note: str | None = None
     similarity: float | None = None  # set when a near-duplicate absorbed the write
     screening: dict[str, Any] | None = None  # secrets redacted, instruction-like content found
-    conflicts: list[dict[str, Any]] = field(default_factory=list)  # newly flagged pairs, with evidence
+    conflicts: list[Conflict] = field(default_factory=list)  # newly flagged pairs, with evidence
     superseded: list[str] = field(default_factory=list)
 
 
@@ -186,7 +186,9 @@ def remember_many(
             plain = vectors[position][0]
             assessment = assess(deps, caller, draft.content, plain.model, plain.values)
         if assessment.duplicate_of is not None:
-            outcome = _reinforce(deps, caller, assessment.duplicate_of, draft)
+            outcome = _reinforce(
+                deps, caller, assessment.duplicate_of, draft, similarity=assessment.duplicate_similarity
+            )
             outcome.similarity = round(assessment.duplicate_similarity, 4)
             outcome.note = (
                 f"near-duplicate (similarity {outcome.similarity}) of memory {outcome.record.id}, which was "
@@ -233,6 +235,8 @@ def _settle(
         )
         if conflict_id is None:
             continue  # this pair was shown before: never ask twice
+        # latest_wins decides alone only on decisive evidence from a writer no less trusted; anything
+        # weaker is shown to the caller as under `ask`.
         if policy == "latest_wins" and details["latest_wins_eligible"]:
             supersede(deps, caller, old.id, record.id, reason="latest_wins policy")
             deps.store.close_conflict(
@@ -251,7 +255,20 @@ def _settle(
             outcome.superseded.append(old.id)
             outcome.record = deps.store.get(record.id) or record
         else:
-            outcome.conflicts.append({"conflict_id": conflict_id, **details})
+            first, second = sorted((old.id, record.id))
+            outcome.conflicts.append(
+                Conflict(
+                    id=conflict_id,
+                    namespace=caller.namespace,
+                    first_id=first,
+                    second_id=second,
+                    evidence=details,
+                    status="open",
+                    resolution=None,
+                    created_at=record.created_at,
+                    resolved_at=None,
+                )
+            )
 
 
 def context_model(model: str) -> str:
@@ -386,8 +403,11 @@ def _check_quota(
         )
 
 
-def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: MemoryDraft) -> RememberOutcome:
-    """Same content again: no duplicate. Count the repetition, merge labels, undo an archive."""
+def _reinforce(
+    deps: Deps, caller: Caller, existing: MemoryRecord, draft: MemoryDraft, *, similarity: float | None = None
+) -> RememberOutcome:
+    """Same content again: no duplicate. Count the repetition, merge labels, undo an archive, and keep
+    the words of the write if they differ from the memory's (nothing said is dropped)."""
     _check_quota(deps, caller, ("reinforce",), deps.quotas.repeats_per_minute, 1, "repeated writes")
     for _ in range(5):
         now = deps.clock.now()
@@ -412,9 +432,25 @@ def _reinforce(deps: Deps, caller: Caller, existing: MemoryRecord, draft: Memory
             memory_id=existing.id,
             detail={"revived": revived, "access_count": updated.access_count, "trust": draft.trust},
         )
+        restatement = (
+            None
+            if draft.content == existing.content
+            else Restatement(
+                content=draft.content,
+                agent_id=caller.agent_id,
+                at=now,
+                trust=draft.trust,
+                similarity=None if similarity is None else round(similarity, 4),
+            )
+        )
         try:
             deps.store.replace(
-                updated, expected_version=existing.version, revector=False, vectors=(), audit=audit
+                updated,
+                expected_version=existing.version,
+                revector=False,
+                vectors=(),
+                audit=audit,
+                restatement=restatement,
             )
         except ConflictError:
             fresh = deps.store.get(existing.id)
