@@ -128,6 +128,12 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) >= 3 and word.endswith("e") else word
 
 
+def _spelling(word: str) -> str:
+    """British and American spellings as one: colour/color, organise/organize."""
+    word = re.sub(r"(?<=[a-z]{2})our$", "or", word)
+    return re.sub(r"(?<=[a-z]{3})is(e|ed|es|ing|ation)$", r"iz\1", word)
+
+
 def _tokens(text: str) -> list[str]:
     out: list[str] = []
     for match in _TOKEN.finditer(text):
@@ -140,10 +146,11 @@ def _tokens(text: str) -> list[str]:
         elif "\uac00" <= first <= "\ud7af":
             if token in _KO_PARTICLES:
                 continue
-            for suffix in _KO_SUFFIXES:
-                if token.endswith(suffix) and len(token) > len(suffix):
-                    token = token[: -len(suffix)]
-                    break
+            for _ in range(2):  # a particle may follow another: 한빛택배와는
+                for suffix in _KO_SUFFIXES:
+                    if token.endswith(suffix) and len(token) > len(suffix):
+                        token = token[: -len(suffix)]
+                        break
             out.append(token)
         elif "\u3400" <= first <= "\u9fff" or "\uf900" <= first <= "\ufaff":
             if token not in _CJK_STOP:
@@ -154,8 +161,8 @@ def _tokens(text: str) -> list[str]:
             lowered = token.lower().replace("’", "'")
             lowered = re.sub(r"^(?:l|d|qu|n|j|s|c)'", "", lowered)  # l'équipe -> équipe
             lowered = re.sub(r"'s$", "", lowered)
-            if lowered not in _STOP and len(lowered) > 1:
-                out.append(_stem(lowered))
+            if lowered not in _STOP and (len(lowered) > 1 or token.isupper() or token.isdigit()):
+                out.append(_stem(_spelling(lowered)))
     return out
 
 
@@ -293,6 +300,15 @@ def _is_scope(tokens: Sequence[str], names: frozenset[str], *, inserted: bool = 
     return False
 
 
+def _related_words(first: str, second: str) -> bool:
+    """One is a form or an abbreviation of the other: escalat/escalation, db/database, k8s-ish."""
+    short, long = sorted((first, second), key=len)
+    if len(short) >= 4 and long.startswith(short[:4]):
+        return True
+    letters = iter(long)
+    return len(short) <= 4 and all(char in letters for char in short)
+
+
 def _size(tokens: frozenset[str]) -> float:
     """Words count whole; single ideographs count half (a name is two to four of them)."""
     return sum(0.5 if len(t) == 1 and t >= "\u3400" else 1.0 for t in tokens)
@@ -367,6 +383,26 @@ def _diff(old: Reading, new: Reading, similarity: float = 0.0) -> _Diff:
         and changed[0][2] - changed[0][1] == 1
         and changed[0][4] - changed[0][3] == 1
     )
+    # A year or a day that changed beside another value names another period: "the 2023 budget was 80k"
+    # and "the 2024 budget is 120k", "closes at 6pm on weekdays" and "on Saturdays opens 9am-1pm".
+    old_kinds = {value_kind(t) for t in a - b if is_value_token(t)}
+    new_kinds = {value_kind(t) for t in b - a if is_value_token(t)}
+    periods = {"year", "day"}
+    other_period = bool((old_kinds | new_kinds) & periods) and bool((old_kinds & new_kinds) - periods)
+    # One word replaced by an unrelated one just before a changed value: the subject changed
+    # ("Kühlraum" / "Tiefkühlraum", "infantil" / "cadete"), unless one is a form of the other ("DB").
+    subject_swap = any(
+        op[0] == "replace"
+        and op[2] - op[1] == 1
+        and op[4] - op[3] == 1
+        and not is_value_token(old.tokens[op[1]])
+        and not is_value_token(new.tokens[op[3]])
+        and old.tokens[op[1]] in a - b
+        and new.tokens[op[3]] in b - a
+        and not _related_words(old.tokens[op[1]], new.tokens[op[3]])
+        and any(v[1] > op[1] for v in value_changes)
+        for op in changed
+    )
     return _Diff(
         shared=frozenset(shared),
         only_old=frozenset(a - b),
@@ -374,7 +410,10 @@ def _diff(old: Reading, new: Reading, similarity: float = 0.0) -> _Diff:
         overlap=len(shared) / len(union) if union else 0.0,
         swapped=swapped,
         regions=len(changed),
-        entity_swap=bool(word_swaps) and bool(value_changes) and len(shared) >= 2,
+        entity_swap=(bool(word_swaps) or subject_swap)
+        and bool(value_changes)
+        and len(shared) >= 2
+        or other_period,
         single_swap=single,
         narrowed=narrowed,
         similarity=similarity,
@@ -420,7 +459,7 @@ def _signals(old: Reading, new: Reading, diff: _Diff) -> tuple[list[str], bool, 
     elif retracted and anchored and not added and diff.overlap >= 0.3:
         reasons.append(f"earlier change undone: {', '.join(sorted(retracted))}")
         attribute = attribute or "choice"
-    if (old.negations % 2) != (new.negations % 2) and diff.overlap >= 0.4 and not added:
+    if (old.negations % 2) != (new.negations % 2) and diff.overlap >= 0.3 and not added:
         reasons.append("negated on one side only")
         decisive = decisive or diff.overlap >= 0.6
         attribute = attribute or "polarity"
@@ -448,7 +487,7 @@ def _signals(old: Reading, new: Reading, diff: _Diff) -> tuple[list[str], bool, 
     if (
         old_names
         and new_names
-        and diff.regions == 1
+        and (diff.regions == 1 or (len(old_names) <= 2 and len(new_names) <= 2 and diff.overlap >= 0.4))
         and not added
         and not kinds
         and len(diff.shared) >= 2
@@ -477,7 +516,8 @@ def _signals(old: Reading, new: Reading, diff: _Diff) -> tuple[list[str], bool, 
         and not reasons
         and old_words
         and new_words
-        and (diff.overlap >= 0.25 or (moved and len(diff.shared) >= 1))
+        and (diff.overlap >= 0.15 or (moved and len(diff.shared) >= 1))
+        and len(diff.shared) >= (1 if moved else 2)
     ):
         reasons.append("restated as the current state")
         attribute = "state"

@@ -185,6 +185,14 @@ _LENGTH_UNITS = {
     "m": 1, "meter": 1, "meters": 1, "metre": 1, "metres": 1, "metros": 1, "mètres": 1, "米": 1,
     "メートル": 1, "미터": 1,
 }  # fmt: skip
+_WEIGHT_UNITS = {
+    "g": 1, "gram": 1, "grams": 1, "gramm": 1, "gramos": 1, "grammes": 1, "克": 1, "グラム": 1, "그램": 1,
+    "kg": 1000, "kgs": 1000, "kilo": 1000, "kilos": 1000, "kilogram": 1000, "kilograms": 1000,
+    "kilogramm": 1000, "kilogramos": 1000, "kilogrammes": 1000, "公斤": 1000, "千克": 1000, "킬로그램": 1000,
+    "斤": 500, "t": 10**6, "ton": 10**6, "tons": 10**6, "tonne": 10**6, "tonnes": 10**6, "tonelada": 10**6,
+    "toneladas": 10**6, "tonnen": 10**6, "吨": 10**6, "トン": 10**6, "톤": 10**6, "lb": 453.592,
+    "lbs": 453.592, "pounds": 453.592,
+}  # fmt: skip
 _PERCENT_UNITS = ("%", "％", "percent", "per cent", "pct", "por ciento", "prozent", "pour cent",
                   "パーセント", "퍼센트", "个百分点")  # fmt: skip
 _MONEY = {"$": "usd", "usd": "usd", "dollar": "usd", "dollars": "usd", "dólares": "usd", "€": "eur",
@@ -244,6 +252,15 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("iso", re.compile(r"\b\d{4}-\d{2}-\d{2}\b")),
     (
+        "temp",
+        re.compile(
+            r"([-−]|minus\s|moins\s|menos\s)?(\d+(?:[.,]\d+)?)\s?(?:°\s?([CF])|degrees?\s(celsius|fahrenheit)|"
+            r"grad\s(celsius)|degrés\s(celsius)|grados\s(celsius)|度(?=[CＣ]))",
+            re.IGNORECASE,
+        ),
+    ),
+    ("year", re.compile(r"(?<![\d.,:-])(?:19|20)\d{2}(?=\s?年|\s?년|\b)(?![.,:]\d)")),
+    (
         "ver",
         re.compile(
             r"(?<![A-Za-z0-9_.-])(?:v|version\s?|versión\s?|版本\s?|バージョン\s?|버전\s?)?\d+(?:\.\d+){2,3}(?![\w.]*\d)"
@@ -275,7 +292,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "pct",
         re.compile(
             r"百分之\s?(" + _CJK_NUMERAL + r"+(?:点" + _CJK_NUMERAL + r"+)?|" + _NUM + r")"
-            r"|(" + _NUM + r"|" + _GROUPED + r")\s?(" + _alternation(_PERCENT_UNITS) + r")(?!\w)",
+            r"|(" + _NUM + r"|" + _GROUPED + r")\s?(" + _alternation(_PERCENT_UNITS) + r")(?![A-Za-z])",
             re.IGNORECASE,
         ),
     ),
@@ -308,7 +325,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             + r"|"
             + _CJK_NUMERAL
             + r"{1,6})\s?(?:-\s?)?("
-            + _alternation(set(_DURATION_UNITS) | set(_SIZE_UNITS) | set(_LENGTH_UNITS) | set(_MONEY))
+            + _alternation(
+                set(_DURATION_UNITS)
+                | set(_SIZE_UNITS)
+                | set(_LENGTH_UNITS)
+                | set(_MONEY)
+                | set(_WEIGHT_UNITS)
+            )
             + r")(?![a-zA-Zà-ÿ])",
             re.IGNORECASE,
         ),
@@ -367,6 +390,12 @@ def _canonical(kind: str, match: re.Match[str]) -> Value | None:
     text = match.group(0)
     if kind == "host":
         return Value("host", re.sub(r"^https?://", "", text.lower()).rstrip("/."))
+    if kind == "temp":
+        sign = "-" if match.group(1) else ""
+        scale = next((g for g in match.groups()[2:] if g), "c")[0].lower()
+        return Value("temp", f"{sign}{_fmt(float(match.group(2).replace(',', '.')))}{scale}")
+    if kind == "year":
+        return Value("year", text)
     if kind == "iso":
         return Value("date", text[5:])  # month and day; a year alone rarely decides a conflict
     if kind == "ver":
@@ -410,7 +439,10 @@ def _canonical(kind: str, match: re.Match[str]) -> Value | None:
         return Value("money", f"{_fmt(number)}{_MONEY[symbol.lower()]}")
     if kind == "quantity":
         number = _parse_number(match.group(1))
-        unit = match.group(2).lower()
+        raw = match.group(2)
+        if len(raw) == 1 and raw.isupper() and raw not in "KMGTB":
+            return None  # "3D" is a dimension, "5G" a network: not days or grams
+        unit = raw.lower()
         if number is None:
             return None
         return _quantity(number, unit)
@@ -429,6 +461,8 @@ def _quantity(number: float, unit: str) -> Value | None:
         return Value("dur", _fmt(number * _DURATION_UNITS[unit]))
     if unit in _LENGTH_UNITS and unit != "m":
         return Value("len", _fmt(number * _LENGTH_UNITS[unit]))
+    if unit in _WEIGHT_UNITS and unit not in ("t",) or unit in ("kg", "g"):
+        return Value("mass", _fmt(round(number * _WEIGHT_UNITS[unit], 3)))
     if unit in _SIZE_UNITS:
         return Value("size", _fmt(number * _SIZE_UNITS[unit]))
     return Value("num", _fmt(number))
@@ -502,6 +536,17 @@ _ONE_UNIT = re.compile(
 )
 
 
+_SCALE_CHARS = {"十": 10, "百": 100, "千": 1000, "万": 10**4, "萬": 10**4, "亿": 10**8, "億": 10**8,
+                "십": 10, "백": 100, "천": 1000, "만": 10**4, "억": 10**8}  # fmt: skip
+
+
+def _scale_product(chars: str) -> int:
+    product = 1
+    for char in chars:
+        product *= _SCALE_CHARS[char]
+    return product
+
+
 def _spell_out(text: str) -> str:
     """Number words to digits: "twenty-five thousand" -> "25000", "zwei Wochen" -> "2 Wochen"."""
 
@@ -516,6 +561,12 @@ def _spell_out(text: str) -> str:
     text = _DE_COMPOUND.sub(lambda m: str(_UNITS_DE[m.group(1).lower() if m.group(1) != "ein" else "eins"]
                                          + _UNITS_DE[m.group(2).lower()]), text)  # fmt: skip
     text = _NUMBER_WORD.sub(word, text)
+    # "5천만", "20 万", "1.5亿": digits with CJK scales.
+    text = re.sub(
+        r"(\d+(?:\.\d+)?)\s?([十百千万萬亿億천백십만억]+)",
+        lambda m: _fmt(float(m.group(1)) * _scale_product(m.group(2))),
+        text,
+    )
     text = _ONE_PERCENT.sub(lambda m: " 0.5 percent " if m.group(1) else " 1 percent ", text)
     # Korean counts with native numerals before counters ("아들 한 명", "세 번").
     text = re.sub(
@@ -535,7 +586,7 @@ def _spell_out(text: str) -> str:
 def prepare(text: str) -> str:
     """NFKC (full-width digits and letters to ASCII), markup and list markers dropped."""
     text = unicodedata.normalize("NFKC", text)
-    text = re.sub(r"^\s*(?:[-*+•・]|\d+[.)])\s*", "", text, flags=re.MULTILINE)
+    text = re.sub(r"^\s*(?:[-*+•]\s+|・\s*|\d+[.)]\s+)", "", text, flags=re.MULTILINE)
     text = re.sub(r"[*_`#>]{1,3}", " ", text)
     return text
 
