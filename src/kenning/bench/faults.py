@@ -57,9 +57,12 @@ def flip_byte_in_word_index(db: Path) -> None:
     """Damage the store the way a bad disk would: invert one byte in the middle of a word-index block."""
     conn = sqlite3.connect(db)
     try:
+        # The largest block: a segment leaf holding words (rowids 1 and 10 are FTS5's own bookkeeping).
         row = conn.execute(
-            "SELECT rowid, block FROM fts_words_data WHERE length(block) > 20 ORDER BY rowid LIMIT 1"
+            "SELECT rowid, block FROM fts_words_data ORDER BY rowid > 10 DESC, length(block) DESC LIMIT 1"
         ).fetchone()
+        if row is None or len(row[1]) < 4:
+            raise RuntimeError(f"{db}: the word index holds no block to damage; nothing was written")
         block = bytearray(row[1])
         block[len(block) // 2] ^= 0xFF
         conn.execute("UPDATE fts_words_data SET block = ? WHERE rowid = ?", (bytes(block), row[0]))
@@ -155,10 +158,14 @@ def run_fault_bench(
         acknowledged_total = 0
         for round_ in range(rounds):
             proc = _spawn(db, f"k{round_}", 10_000)
-            time.sleep(rng.uniform(0.2, 0.5))
+            # The kill must land while writes are under way, however slowly the writer started: wait for
+            # its first acknowledged write, then kill it at a random moment after.
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            time.sleep(rng.uniform(0.05, 0.3))
             os.kill(proc.pid, signal.SIGKILL)
             out, _ = proc.communicate()
-            ids = out.split()
+            ids = (first + out).split()
             acknowledged_total += len(ids)
             present = _ids(db)
             lost += [i for i in ids if i not in present]

@@ -449,19 +449,19 @@ def _signals(old: Reading, new: Reading, diff: _Diff) -> tuple[list[str], bool, 
     anchored = (len(diff.shared) >= 1 and diff.overlap >= 0.15) or len(diff.shared) >= 2
     if diff.swapped:
         reasons.append("alternatives swapped")
-        decisive = diff.overlap >= 0.5
+        decisive = len(diff.only_old | diff.only_new) <= 2 and diff.overlap >= 0.5
         attribute = "order"
     if announced and anchored and not added:
         reasons.append(f"change announced: {', '.join(sorted(announced))}")
         # A reversal that names what it reverses (the old choice is still mentioned) is decisive.
-        decisive = decisive or (diff.overlap >= 0.3 and not old_words - new_words)
+        decisive = decisive or (diff.overlap >= 0.4 and not old_words and len(diff.shared) >= 3)
         attribute = attribute or "choice"
     elif retracted and anchored and not added and diff.overlap >= 0.3:
         reasons.append(f"earlier change undone: {', '.join(sorted(retracted))}")
         attribute = attribute or "choice"
     if (old.negations % 2) != (new.negations % 2) and diff.overlap >= 0.3 and not added:
         reasons.append("negated on one side only")
-        decisive = decisive or diff.overlap >= 0.6
+        decisive = decisive or diff.overlap >= 0.8
         attribute = attribute or "polarity"
     if diff.entity_swap:
         # "The EU cluster runs 3 replicas" / "The US cluster runs 5": the same attribute of another entity.
@@ -473,7 +473,7 @@ def _signals(old: Reading, new: Reading, diff: _Diff) -> tuple[list[str], bool, 
         qualifier_change |= {"at_most", "at_least"}
     if qualifier_change and diff.overlap >= 0.4 and not added:
         reasons.append(f"qualifier changed: {', '.join(sorted(qualifier_change))}")
-        decisive = decisive or diff.overlap >= 0.6
+        decisive = decisive or diff.overlap >= 0.8
         attribute = attribute or "qualifier"
     words_shared = len([t for t in diff.shared if not is_value_token(t)])
     topical = words_shared >= 1 and (
@@ -556,18 +556,32 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
     values_new = tuple(v.surface or v.canonical for v in second.values if v.token in diff.only_new)
     if not values_old and not values_new and attribute == "name":
         values_old, values_new = _surfaces(first, diff.old_words), _surfaces(second, diff.new_words)
+    if values_old or values_new:
+        change = f"{', '.join(values_old) or '-'} -> {', '.join(values_new) or '-'}"
+        reasons = [f"{r}: {change}" if r in ("value changed", "name changed", "word substituted") else r for r in reasons]
     return Evidence(
         verdict=verdict,
         similarity=round(similarity, 4),
         polarity_flip=any(r.startswith(("change announced", "negated", "earlier change")) for r in reasons),
         changed_values=(values_old, values_new),
         change_cue=bool(second.reversal - first.reversal) or (second.now and not first.now),
-        shared_terms=tuple(sorted(t for t in diff.shared if _meaningful(t))),
+        shared_terms=_shared_terms(new, diff.shared) if verdict == "conflict" else (),
         reasons=tuple(reasons),
         decisive=verdict == "conflict" and decisive,
         subject=_subject(first, diff) if verdict == "conflict" else "",
         attribute=attribute if verdict == "conflict" else "",
     )
+
+
+def _shared_terms(text: str, shared: frozenset[str]) -> tuple[str, ...]:
+    """The shared words as the new memory writes them ("Redis", not the compared form "redi")."""
+    replaced, _ = read_values(text)
+    seen: dict[str, str] = {}
+    for match in _TOKEN.finditer(cues.strip_cues(replaced)):
+        for token in _tokens(match.group(0)):
+            if token in shared and _meaningful(token) and token not in seen:
+                seen[token] = match.group(0)
+    return tuple(sorted(seen.values(), key=str.lower))
 
 
 def _meaningful(token: str) -> bool:

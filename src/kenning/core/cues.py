@@ -931,6 +931,6 @@ def qualifiers(text: str) -> frozenset[str]:
 
 def strip_cues(text: str) -> str:
     """The text without its cue phrases, so that only what it is about is left to compare."""
-    for pattern in (_LIMIT_PHRASES, REVERSAL, _SPLIT_REVERSAL, NOW, ADDITION, _NOT_NEGATION):
+    for pattern in (_LIMIT_PHRASES, REVERSAL, _SPLIT_REVERSAL, NOW, ADDITION, _NOT_NEGATION, _NEGATION):
         text = pattern.sub(" ", text)
     return text

@@ -143,7 +143,9 @@ def edges_for_new(
     return edges
 
 
-def supersede(deps: Deps, caller: Caller, old_id: str, new_id: str, reason: str) -> MemoryRecord:
+def supersede(
+    deps: Deps, caller: Caller, old_id: str, new_id: str, reason: str, *, judging: int | None = None
+) -> MemoryRecord:
     """Mark `old` superseded by `new`; refuses a chain that would loop. Returns the updated old record."""
     old = get(deps, caller, old_id)
     new = get(deps, caller, new_id)
@@ -174,8 +176,8 @@ def supersede(deps: Deps, caller: Caller, old_id: str, new_id: str, reason: str)
     )
     _add_edge(deps, caller, new.id, old.id, EdgeType.SUPERSEDES, 1.0)
     # What the superseded memory was in conflict with is settled by its successor: close those pairs
-    # (the pair being judged now, if any, is closed by its caller with the decision).
-    close_conflicts_of(deps, caller, old.id, f"superseded:{old.id}:by:{new.id}", keep=new.id)
+    # (the conflict being judged now, if any, is closed by its caller with the decision).
+    close_conflicts_of(deps, caller, old.id, f"superseded:{old.id}:by:{new.id}", keep=new.id, skip=judging)
     return updated
 
 
@@ -271,7 +273,7 @@ def resolve_conflict(
         if winner not in pair:
             raise InvalidInput("winner", f"must be one of the pair: {pair[0]} or {pair[1]}")
         loser = pair[1] if winner == pair[0] else pair[0]
-        supersede(deps, caller, loser, winner, reason=f"conflict {conflict_id} judged")
+        supersede(deps, caller, loser, winner, reason=f"conflict {conflict_id} judged", judging=conflict_id)
         deps.store.close_conflict(conflict_id, f"supersede:{winner}", now, audit)
         return Resolution(conflict=found, decision=decision, kept=[winner], superseded=[loser])
     if decision == "merge":
@@ -297,7 +299,7 @@ def resolve_conflict(
             )
         for old in pair:
             if old != merged.id:  # merging into the wording of one side keeps that memory
-                supersede(deps, caller, old, merged.id, reason=f"conflict {conflict_id} merged")
+                supersede(deps, caller, old, merged.id, reason=f"conflict {conflict_id} merged", judging=conflict_id)
         deps.store.close_conflict(conflict_id, f"merge:{merged.id}", now, audit)
         return Resolution(
             conflict=found, decision=decision, kept=[merged.id], superseded=list(pair), merged_id=merged.id

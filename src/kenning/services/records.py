@@ -46,7 +46,13 @@ def get(deps: Deps, caller: Caller, memory_id: str) -> MemoryRecord:
 
 
 def close_conflicts_of(
-    deps: Deps, caller: Caller, memory_id: str, resolution: str, *, keep: str | None = None
+    deps: Deps,
+    caller: Caller,
+    memory_id: str,
+    resolution: str,
+    *,
+    keep: str | None = None,
+    skip: int | None = None,
 ) -> list[int]:
     """Close the open conflicts of a memory that left the active state (superseded, archived): there is
     nothing left to judge. A pair with `keep` on its other side stays open for its caller to close."""
@@ -54,7 +60,7 @@ def close_conflicts_of(
     for found in deps.store.conflicts_of([memory_id]):
         if found.status != "open" or found.namespace != caller.namespace:
             continue
-        if keep is not None and keep in (found.first_id, found.second_id):
+        if found.id == skip or (keep is not None and keep in (found.first_id, found.second_id)):
             continue
         now = deps.clock.now()
         audit = AuditEntry(
