@@ -111,6 +111,12 @@ async def test_a_paraphrase_reinforces_instead_of_duplicating(client: Client) ->
     assert second["similarity"] > 0.9 and "near-duplicate" in second["note"]
     assert second["memory"]["tags"] == ["git", "style"] and second["memory"]["access_count"] == 1
     assert (await call(client, "status", {}))["memories_in_namespace"] == 1
+    # Nothing said is dropped: the absorbed wording, its writer and time, come back with the memory.
+    got = await call(client, "get", {"id": first["id"]})
+    assert got["content"] == "Carlos does not want emoji in commit messages"
+    [kept] = got["restatements"]
+    assert kept["content"] == "Carlos doesn't want emoji in his commit messages" and kept["times"] == 1
+    assert kept["agent_id"] and kept["at"] and got["restatement_count"] == 1
 
 
 async def test_link_and_explore_the_graph_within_its_budget(client: Client) -> None:

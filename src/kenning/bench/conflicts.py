@@ -2,7 +2,9 @@
 
 Each pair is (memory already stored, memory being written, label). The labels map to the decision
 the write path should take: duplicate/paraphrase -> duplicate, preference_reversal/value_change ->
-conflict, compatible/unrelated -> new. With `--calibrate`, the cosine thresholds that serve this set
+conflict, compatible/unrelated -> new. Two operating points are reported: `ask` flags every conflict
+(recall matters, the caller judges) and `latest_wins` supersedes alone only on decisive evidence
+(precision matters). With `--calibrate`, the cosine thresholds that serve this set
 best are searched and printed, per embedder: they belong in core/conflict.py THRESHOLDS.
 """
 
@@ -124,8 +126,19 @@ def run_conflict_bench(
         second = embedder.embed_passages([p.second for p in pairs])
         cosines = [float(a @ b) for a, b in zip(first, second, strict=True)]
         limits = calibrate(pairs, cosines) if calibrate_thresholds else thresholds_for(embedder.model_id)
-        verdicts = [judge(p.first, p.second, c, limits).verdict for p, c in zip(pairs, cosines, strict=True)]
+        judged = [judge(p.first, p.second, c, limits) for p, c in zip(pairs, cosines, strict=True)]
+        verdicts = [e.verdict for e in judged]
         result = scores(pairs, verdicts)
+        # The second operating point: what `latest_wins` would supersede without asking.
+        decisive = [p for p, e in zip(pairs, judged, strict=True) if e.decisive]
+        right = sum(1 for p in decisive if p.expected == "conflict")
+        actual = sum(1 for p in pairs if p.expected == "conflict")
+        latest_wins = {
+            "precision": round(right / len(decisive), 3) if decisive else 0.0,
+            "recall": round(right / actual, 3) if actual else 0.0,
+            "superseded": len(decisive),
+            "wrongly_superseded": len(decisive) - right,
+        }
         by_lang = {
             lang: scores(
                 [p for p in pairs if p.lang == lang],
@@ -146,6 +159,7 @@ def run_conflict_bench(
             },
             "calibrated_now": calibrate_thresholds,
             "overall": result,
+            "latest_wins": latest_wins,
             "by_language": by_lang,
             "mistakes": mistakes,
         }
@@ -154,10 +168,16 @@ def run_conflict_bench(
             f"{limits.conflict_floor}{' (calibrated on this set now)' if calibrate_thresholds else ''}"
         )
         for decision, r in result.items():
+            label = "conflict (ask)" if decision == "conflict" else decision
             echo(
-                f"  {decision:>9}: precision {r['precision']:.3f} recall {r['recall']:.3f} "
+                f"  {label:>14}: precision {r['precision']:.3f} recall {r['recall']:.3f} "
                 f"({r['predicted']} predicted, {r['actual']} labelled)"
             )
+        echo(
+            f"  {'latest_wins':>14}: precision {latest_wins['precision']:.3f} "
+            f"recall {latest_wins['recall']:.3f} "
+            f"({latest_wins['superseded']} superseded alone, {latest_wins['wrongly_superseded']} wrongly)"
+        )
         for lang, table in by_lang.items():
             conflict, duplicate = table["conflict"], table["duplicate"]
             echo(

@@ -100,8 +100,8 @@ _CJK_STOP = frozenset(
 _KO_SUFFIXES = tuple(
     sorted(
         "에서는 으로는 에서도 에게서 으로 에서 에게 까지 부터 보다 처럼 이다 입니다 이에요 예요 이며 이고 "
-        "했습니다 합니다 습니다 됩니다 했어요 해요 하다 하고 한다 했다 된다 있다 없다 다 은 는 이 가 을 를 에 "
-        "의 로 와 과 도 만 요".split(),
+        "했습니다 합니다 습니다 됩니다 했어요 해요 하다 하고 한다 했다 된다 있다 없다 "
+        "다 은 는 이 가 을 를 에 의 로 와 과 도 만 요".split(),
         key=len,
         reverse=True,
     )
@@ -267,14 +267,14 @@ _SCOPE_WORDS = (
     "latam asia europe america africa north south east west weekday weekend "
     "producción pruebas desarrollo interno interna externo externa público pública produktion entwicklung "
     "intern interne extern externe öffentlich préproduction développement recette "
-    "生产 测试 开发 预发 灰度 线上 线下 内部 外部 公开 管理 后台 本番 検証 開発 社内 社外 管理画面 운영 개발 테스트 "
-    "스테이징 내부 외부 관리자"
+    "生产 测试 开发 预发 灰度 线上 线下 内部 外部 公开 管理 后台 本番 検証 開発 社内 社外 管理画面 "
+    "운영 개발 테스트 스테이징 내부 외부 관리자"
 ).split()
 
 
 _SCOPE = frozenset(_stem(w) for w in _SCOPE_WORDS if not w[0] >= "\u3000")
 _CJK_SCOPE = frozenset(w for w in _SCOPE_WORDS if w[0] >= "\u3000")
-_SCOPE_PREFIXES = tuple(w for w in _SCOPE if len(w) >= 5) + ("admin",)
+_SCOPE_PREFIXES = (*(w for w in _SCOPE if len(w) >= 5), "admin")
 
 
 def _is_scope(tokens: Sequence[str], names: frozenset[str], *, inserted: bool = False) -> bool:
@@ -410,9 +410,7 @@ def _diff(old: Reading, new: Reading, similarity: float = 0.0) -> _Diff:
         overlap=len(shared) / len(union) if union else 0.0,
         swapped=swapped,
         regions=len(changed),
-        entity_swap=(bool(word_swaps) or subject_swap)
-        and bool(value_changes)
-        and len(shared) >= 2
+        entity_swap=((bool(word_swaps) or subject_swap) and bool(value_changes) and len(shared) >= 2)
         or other_period,
         single_swap=single,
         narrowed=narrowed,
@@ -425,15 +423,16 @@ def _surfaces(reading: Reading, tokens: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(values.get(t, t) for t in tokens))
 
 
-def _subject(old: Reading, diff: _Diff) -> str:
+def _subject(text: str, old: Reading, diff: _Diff) -> str:
     """The shared words before the first change: in most sentences, what the statement is about."""
+    surfaces = _surface_map(text)
     words: list[str] = []
     for token in old.tokens:
         if token not in diff.shared:
             break
         if not is_value_token(token) and token not in words:
             words.append(token)
-    return " ".join(words[:5])
+    return " ".join(surfaces.get(t, t) for t in words[:5])
 
 
 def _signals(old: Reading, new: Reading, diff: _Diff) -> tuple[list[str], bool, str]:
@@ -558,7 +557,10 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
         values_old, values_new = _surfaces(first, diff.old_words), _surfaces(second, diff.new_words)
     if values_old or values_new:
         change = f"{', '.join(values_old) or '-'} -> {', '.join(values_new) or '-'}"
-        reasons = [f"{r}: {change}" if r in ("value changed", "name changed", "word substituted") else r for r in reasons]
+        reasons = [
+            f"{r}: {change}" if r in ("value changed", "name changed", "word substituted") else r
+            for r in reasons
+        ]
     return Evidence(
         verdict=verdict,
         similarity=round(similarity, 4),
@@ -568,20 +570,25 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
         shared_terms=_shared_terms(new, diff.shared) if verdict == "conflict" else (),
         reasons=tuple(reasons),
         decisive=verdict == "conflict" and decisive,
-        subject=_subject(first, diff) if verdict == "conflict" else "",
+        subject=_subject(old, first, diff) if verdict == "conflict" else "",
         attribute=attribute if verdict == "conflict" else "",
     )
 
 
-def _shared_terms(text: str, shared: frozenset[str]) -> tuple[str, ...]:
-    """The shared words as the new memory writes them ("Redis", not the compared form "redi")."""
+def _surface_map(text: str) -> dict[str, str]:
+    """Each compared token of a text and the word it was read from, first occurrence."""
     replaced, _ = read_values(text)
     seen: dict[str, str] = {}
     for match in _TOKEN.finditer(cues.strip_cues(replaced)):
         for token in _tokens(match.group(0)):
-            if token in shared and _meaningful(token) and token not in seen:
-                seen[token] = match.group(0)
-    return tuple(sorted(seen.values(), key=str.lower))
+            seen.setdefault(token, match.group(0))
+    return seen
+
+
+def _shared_terms(text: str, shared: frozenset[str]) -> tuple[str, ...]:
+    """The shared words as the new memory writes them ("Redis", not the compared form "redi")."""
+    seen = _surface_map(text)
+    return tuple(sorted({seen[t] for t in shared if t in seen and _meaningful(t)}, key=str.lower))
 
 
 def _meaningful(token: str) -> bool:

@@ -22,7 +22,8 @@ from collections.abc import Iterable
 
 def _words(items: Iterable[str]) -> str:
     """Latin phrases match whole words; CJK phrases match anywhere."""
-    latin, cjk = [], []
+    latin: list[str] = []
+    cjk: list[str] = []
     for item in sorted(set(items), key=len, reverse=True):
         (cjk if re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", item) else latin).append(
             re.escape(item)

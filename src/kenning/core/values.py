@@ -461,7 +461,7 @@ def _quantity(number: float, unit: str) -> Value | None:
         return Value("dur", _fmt(number * _DURATION_UNITS[unit]))
     if unit in _LENGTH_UNITS and unit != "m":
         return Value("len", _fmt(number * _LENGTH_UNITS[unit]))
-    if unit in _WEIGHT_UNITS and unit not in ("t",) or unit in ("kg", "g"):
+    if unit in _WEIGHT_UNITS and unit != "t":  # a bare "t" is too often something else
         return Value("mass", _fmt(round(number * _WEIGHT_UNITS[unit], 3)))
     if unit in _SIZE_UNITS:
         return Value("size", _fmt(number * _SIZE_UNITS[unit]))
@@ -513,12 +513,7 @@ _HALF_UNIT = re.compile(
 def _half(match: re.Match[str]) -> Value | None:
     unit = next(g for g in match.groups() if g).lower()
     seconds = _DURATION_UNITS.get(unit, _HOUR if unit in ("hour", "heure", "hora", "stunde") else 0)
-    if match.group(2):
-        seconds *= 1.5
-    elif match.group(4):
-        seconds *= 1.5
-    else:
-        seconds *= 0.5
+    seconds *= 1.5 if match.group(2) or match.group(4) else 0.5
     return Value("dur", _fmt(seconds))
 
 
@@ -563,7 +558,7 @@ def _spell_out(text: str) -> str:
     text = _NUMBER_WORD.sub(word, text)
     # "5천만", "20 万", "1.5亿": digits with CJK scales.
     text = re.sub(
-        r"(\d+(?:\.\d+)?)\s?([十百千万萬亿億천백십만억]+)",
+        r"(\d{1,12}(?:\.\d+)?)\s?([十百千万萬亿億천백십만억]{1,3})",
         lambda m: _fmt(float(m.group(1)) * _scale_product(m.group(2))),
         text,
     )
@@ -575,20 +570,18 @@ def _spell_out(text: str) -> str:
         text,
     )
     # Sino-Korean numerals spelled in hangul before a unit ("삼십 분", "이십 개").
-    text = re.sub(
+    return re.sub(
         r"(?<![가-힣])([일이삼사오육칠팔구십백천만]{1,5})\s?(분|초|일|주|개월|년|퍼센트|시)(?![가-힣])",
         lambda m: (f"{n}{m.group(2)}" if (n := _cjk_number(m.group(1), _KO_SINO, _KO_SINO_SCALES)) else m.group(0)),
         text,
     )  # fmt: skip
-    return text
 
 
 def prepare(text: str) -> str:
     """NFKC (full-width digits and letters to ASCII), markup and list markers dropped."""
     text = unicodedata.normalize("NFKC", text)
     text = re.sub(r"^\s*(?:[-*+•]\s+|・\s*|\d+[.)]\s+)", "", text, flags=re.MULTILINE)
-    text = re.sub(r"[*_`#>]{1,3}", " ", text)
-    return text
+    return re.sub(r"[*_`#>]{1,3}", " ", text)
 
 
 def read_values(text: str) -> tuple[str, list[Value]]:

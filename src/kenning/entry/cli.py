@@ -181,7 +181,8 @@ def remember(
         for conflict in out.conflicts:
             reasons = "; ".join(conflict.evidence.get("reasons", []))
             click.echo(
-                f"conflict {conflict.id} with {conflict.older_id}: {reasons} (judge it with `kenning resolve`)",
+                f"conflict {conflict.id} with {conflict.older_id}: {reasons} "
+                "(judge it with `kenning resolve`)",
                 err=True,
             )
         if out.screening:

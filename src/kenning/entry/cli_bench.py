@@ -116,7 +116,7 @@ def bench_locomo(
 def bench_conflicts(
     path: Path | None, embedders: tuple[str, ...], calibrate: bool, json_path: Path | None
 ) -> None:
-    """Precision/recall of duplicate and conflict detection on labelled write pairs (EN + ZH)."""
+    """Precision/recall of duplicate and conflict judgement on labelled write pairs, both operating points."""
     from kenning.bench.conflicts import default_pairs_path, run_conflict_bench
 
     data = path or default_pairs_path()

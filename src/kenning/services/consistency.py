@@ -299,7 +299,9 @@ def resolve_conflict(
             )
         for old in pair:
             if old != merged.id:  # merging into the wording of one side keeps that memory
-                supersede(deps, caller, old, merged.id, reason=f"conflict {conflict_id} merged", judging=conflict_id)
+                supersede(
+                    deps, caller, old, merged.id, reason=f"conflict {conflict_id} merged", judging=conflict_id
+                )
         deps.store.close_conflict(conflict_id, f"merge:{merged.id}", now, audit)
         return Resolution(
             conflict=found, decision=decision, kept=[merged.id], superseded=list(pair), merged_id=merged.id
