@@ -81,8 +81,10 @@ def test_bench_command_prints_and_writes_figures(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "conflict: precision" in done.stdout
+    assert "conflict (ask): precision" in done.stdout and "latest_wins: precision" in done.stdout
     report = json.loads(out.read_text())
     [figures] = report["embedders"].values()
     assert figures["overall"]["conflict"] == {"precision": 1.0, "recall": 1.0, "predicted": 2, "actual": 2}
     assert figures["overall"]["duplicate"]["precision"] == 1.0
+    lw = figures["latest_wins"]
+    assert lw["superseded"] <= 2 and lw["wrongly_superseded"] == 0

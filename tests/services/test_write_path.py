@@ -42,6 +42,15 @@ def test_a_restatement_keeps_its_words_writer_and_time(app: Kenning, clock: Manu
     assert app.chain(CALLER, first.record.id).restatements[0].times == 2
 
 
+def test_restating_with_an_entity_in_another_case_reinforces(app: Kenning) -> None:
+    # Found by the property test below: "Ana" and "ana" became two entities of one memory, which the
+    # entity index refused, so the restatement failed on every retry.
+    first = app.remember(CALLER, MemoryDraft(content="Ana wohnt in 杭州."))
+    again = app.remember(CALLER, MemoryDraft(content="ana wohnt in 杭州."))
+    assert again.status == "reinforced" and again.record.id == first.record.id
+    assert [e.casefold() for e in again.record.entities].count("ana") <= 1
+
+
 def test_swapped_alternatives_are_stored_and_flagged_not_absorbed(app: Kenning) -> None:
     old = app.remember(CALLER, MemoryDraft(content="The user prefers tabs over spaces for indentation"))
     new = app.remember(CALLER, MemoryDraft(content="The user prefers spaces over tabs for indentation"))

@@ -116,11 +116,15 @@ def _check_labels(
 
 
 def merge_labels(groups: Iterable[Sequence[str]], cap: int) -> list[str]:
-    """Tags or entities of several memories as one list: first seen first, no repeats, at most `cap`."""
+    """Tags or entities of several memories as one list: first seen first, no repeats (in any case:
+    "Ana" and "ana" are one entity), at most `cap`."""
     out: list[str] = []
+    seen: set[str] = set()
     for labels in groups:
         for label in labels:
-            if label not in out and len(out) < cap:
+            key = label.casefold()
+            if key not in seen and len(out) < cap:
+                seen.add(key)
                 out.append(label)
     return out
 
