@@ -128,10 +128,10 @@ def build_server(
     ) -> schemas.RememberOut:
         """Store one durable memory (decision, preference, fact, fix...) for later recall by any agent.
 
-        The same statement said again is never stored twice: the existing memory is reinforced, its id returned
-        with status "reinforced", and these exact words are kept with it. A possible contradiction of a stored
-        memory is returned in `conflicts` with evidence (subject, attribute and values that changed, reasons,
-        similarity); judge it with resolve_conflict.
+        The same statement said again is never stored twice: the existing memory is reinforced, its id
+        returned with status "reinforced", and these exact words are kept with it. A possible contradiction
+        of a stored memory is returned in `conflicts` with evidence (subject, attribute and values that
+        changed, reasons, similarity); judge it with resolve_conflict.
         """
 
         def run() -> schemas.RememberOut:
