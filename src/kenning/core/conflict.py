@@ -178,19 +178,23 @@ class Reading:
     negations: int
     qualifiers: frozenset[str]
     names: frozenset[str]  # tokens written as proper names (Lisbon, PostgreSQL, EU, ジェンキンス)
-    preferred: frozenset[str] = (
-        frozenset()
-    )  # the alternative a comparison keeps ("tabs" in "tabs over spaces")
-    refused: frozenset[str] = frozenset()  # the alternative it refuses ("spaces")
+    # The alternative a comparison keeps ("tabs" in "tabs over spaces"), and the one it refuses.
+    preferred: frozenset[str] = frozenset()
+    refused: frozenset[str] = frozenset()
+    truncated: bool = False  # longer than the judge reads: never merged on a partial reading
 
 
 _REFUSES_AFTER, _REFUSES_BEFORE = "⟨cmp>⟩", "⟨cmp<⟩"
+_JUDGED_CHARS = 1000
 
 
 @lru_cache(maxsize=2048)
 def read(text: str) -> Reading:
     """How the judge sees a text (cached: a write is judged against several neighbours, and a memory
-    is a neighbour of many writes)."""
+    is a neighbour of many writes). Only the first _JUDGED_CHARS are read: memories are statements, and
+    the cost of reading (and of the cache) must stay bounded whatever a caller writes."""
+    truncated = len(text) > _JUDGED_CHARS
+    text = text[:_JUDGED_CHARS]
     replaced, found = read_values(text)
     # Cues are read as written: "cada dos lunes" must still say "every other" after "dos" became 2.
     plain = prepare(text)
@@ -215,6 +219,7 @@ def read(text: str) -> Reading:
         names=_names(plain),
         preferred=frozenset(preferred - refused),
         refused=frozenset(refused - preferred),
+        truncated=truncated,
     )
 
 
@@ -418,9 +423,9 @@ def _diff(old: Reading, new: Reading, similarity: float = 0.0) -> _Diff:
     )
 
 
-def _surfaces(reading: Reading, tokens: frozenset[str]) -> tuple[str, ...]:
-    values = {v.token: v.surface or v.canonical for v in reading.values}
-    return tuple(sorted(values.get(t, t) for t in tokens))
+def _surfaces(text: str, tokens: frozenset[str]) -> tuple[str, ...]:
+    seen = _surface_map(text)
+    return tuple(sorted(seen.get(t, t) for t in tokens))
 
 
 def _subject(text: str, old: Reading, diff: _Diff) -> str:
@@ -458,7 +463,7 @@ def _signals(old: Reading, new: Reading, diff: _Diff) -> tuple[list[str], bool, 
     elif retracted and anchored and not added and diff.overlap >= 0.3:
         reasons.append(f"earlier change undone: {', '.join(sorted(retracted))}")
         attribute = attribute or "choice"
-    if (old.negations % 2) != (new.negations % 2) and diff.overlap >= 0.3 and not added:
+    if old.negations != new.negations and diff.overlap >= 0.3 and not added:
         reasons.append("negated on one side only")
         decisive = decisive or diff.overlap >= 0.8
         attribute = attribute or "polarity"
@@ -527,7 +532,7 @@ def _same(old: Reading, new: Reading, diff: _Diff, similarity: float, limits: Co
     """A restatement: no difference found, the same values and the same (or nearly the same) words."""
     if old.qualifiers != new.qualifiers or old.reversal != new.reversal or diff.swapped:
         return False
-    if (old.negations % 2) != (new.negations % 2) or (new.addition and not old.addition):
+    if old.negations != new.negations or (new.addition and not old.addition):
         return False
     if new.now != old.now:
         return False
@@ -535,8 +540,11 @@ def _same(old: Reading, new: Reading, diff: _Diff, similarity: float, limits: Co
         return False
     if (old.names & diff.only_old) or (new.names & diff.only_new) or diff.single_swap:
         return False  # a name or one word replaced: not a rewording
+    if old.truncated or new.truncated:
+        return False
     if not diff.only_old and not diff.only_new:
-        return similarity >= limits.duplicate - 0.05
+        # The same words in another order can be another statement: "Alice reports to Bob".
+        return old.tokens == new.tokens and similarity >= limits.duplicate - 0.05
     extra = max(len(diff.only_old), len(diff.only_new))
     return similarity >= limits.duplicate + 0.04 and diff.overlap >= 0.5 and extra <= 2
 
@@ -554,7 +562,7 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
     values_old = tuple(v.surface or v.canonical for v in first.values if v.token in diff.only_old)
     values_new = tuple(v.surface or v.canonical for v in second.values if v.token in diff.only_new)
     if not values_old and not values_new and attribute == "name":
-        values_old, values_new = _surfaces(first, diff.old_words), _surfaces(second, diff.new_words)
+        values_old, values_new = _surfaces(old, diff.old_words), _surfaces(new, diff.new_words)
     if values_old or values_new:
         change = f"{', '.join(values_old) or '-'} -> {', '.join(values_new) or '-'}"
         reasons = [
@@ -577,7 +585,7 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
 
 def _surface_map(text: str) -> dict[str, str]:
     """Each compared token of a text and the word it was read from, first occurrence."""
-    replaced, _ = read_values(text)
+    replaced, _ = read_values(text[:_JUDGED_CHARS])
     seen: dict[str, str] = {}
     for match in _TOKEN.finditer(cues.strip_cues(replaced)):
         for token in _tokens(match.group(0)):

@@ -11,6 +11,7 @@ Every pattern here is a plain alternation or a bounded repetition: matching is l
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -123,6 +124,8 @@ _KO_NATIVE = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, 
 
 
 def _cjk_number(text: str, digits: dict[str, int], scales: dict[str, int]) -> int | None:
+    if len(text) >= 2 and all(char in digits for char in text):
+        return int("".join(str(digits[char]) for char in text))  # 二〇二四: digit by digit
     total, section, current = 0, 0, 0
     for char in text:
         if char in digits:
@@ -177,7 +180,7 @@ _SIZE_UNITS = {
     "kb": 10**3, "kilobyte": 10**3, "kilobytes": 10**3, "ko": 10**3, "mb": 10**6, "megabyte": 10**6,
     "megabytes": 10**6, "mo": 10**6, "gb": 10**9, "gigabyte": 10**9, "gigabytes": 10**9, "go": 10**9,
     "tb": 10**12, "terabyte": 10**12, "terabytes": 10**12, "to": 10**12, "kib": 2**10, "mib": 2**20,
-    "gib": 2**30, "tib": 2**40, "g": 10**9, "m": 10**6, "k": 10**3,
+    "gib": 2**30, "tib": 2**40, "g": 10**9, "k": 10**3,
 }  # fmt: skip
 _LENGTH_UNITS = {
     "km": 1000, "kilometre": 1000, "kilometres": 1000, "kilometer": 1000, "kilometers": 1000,
@@ -238,15 +241,15 @@ def _alternation(words: object) -> str:
 
 
 _DAY_NAMES = {name: key for key, names in _WEEKDAYS.items() for name in names}
-_NUM = r"\d+(?:[.,]\d+)?"
-_GROUPED = r"(?<![\d.,])\d{1,3}(?:(?:,|\.|\u202f|\u00a0| )\d{3})+(?!\d)"
+_NUM = r"\d{1,30}(?:[.,]\d{1,30})?"
+_GROUPED = r"(?<![\d.,])[1-9]\d{0,2}(?:(?:,|\.|\u202f|\u00a0| )\d{3}){1,8}(?!\d)"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "host",
         re.compile(
-            r"(?:https?://)?(?:[\w-]+@)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?::\d{2,5})?(?:/[\w./~%-]*)?"
-            r"|(?<![\w.])(?:[\w-]+/)+[\w.-]+\.[a-z]{2,5}\b|(?<![\w.])[\w-]+\.(?:ya?ml|json|toml|md|py|ts|js|lock|txt|cfg|ini)\b",
+            r"(?<![\w.@-])(?:https?://)?(?:[\w-]{1,64}@)?[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,8}\.[a-z]{2,24}(?::\d{2,5})?(?:/[\w./~%-]{0,200})?"
+            r"|(?<![\w./-])(?:[\w-]{1,64}/){1,12}[\w.-]{1,64}\.[a-z]{2,5}\b|(?<![\w.-])[\w-]{1,64}\.(?:ya?ml|json|toml|md|py|ts|js|lock|txt|cfg|ini)\b",
             re.IGNORECASE,
         ),
     ),
@@ -254,7 +257,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "temp",
         re.compile(
-            r"([-−]|minus\s|moins\s|menos\s)?(\d+(?:[.,]\d+)?)\s?(?:°\s?([CF])|degrees?\s(celsius|fahrenheit)|"
+            r"([-−]|minus\s|moins\s|menos\s)?(\d{1,30}(?:[.,]\d{1,30})?)\s?(?:°\s?([CF])|degrees?\s(celsius|fahrenheit)|"
             r"grad\s(celsius)|degrés\s(celsius)|grados\s(celsius)|度(?=[CＣ]))",
             re.IGNORECASE,
         ),
@@ -263,8 +266,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "ver",
         re.compile(
-            r"(?<![A-Za-z0-9_.-])(?:v|version\s?|versión\s?|版本\s?|バージョン\s?|버전\s?)?\d+(?:\.\d+){2,3}(?![\w.]*\d)"
-            r"|(?<![A-Za-z0-9_.-])v\d+(?:\.\d+)?(?![.\d])",
+            r"(?<![A-Za-z0-9_.-])(?:v|version\s?|versión\s?|版本\s?|バージョン\s?|버전\s?)?\d{1,30}(?:\.\d{1,30}){2,3}(?![\w.]*\d)"
+            r"|(?<![A-Za-z0-9_.-])v\d{1,30}(?:\.\d{1,30})?(?![.\d])",
             re.IGNORECASE,
         ),
     ),
@@ -353,7 +356,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"("
             + _CJK_NUMERAL
-            + r"{1,4}|\d+)\s?(?=[次回个個台人名位条條件项項倍遍轮輪本枚杯匹只隻張张家间間层層])"
+            + r"{1,4}|\d{1,30})\s?(?=[次回个個台人名位条條件项項倍遍轮輪本枚杯匹只隻張张家间間层層])"
         ),
     ),
     (
@@ -362,7 +365,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"[零〇一二两兩三四五六七八九]?[十百千万萬](?:[零〇一二两兩三四五六七八九十百千万萬]){0,6}"
         ),
     ),
-    ("number", re.compile(r"(?<![A-Za-z0-9_.-])\d+(?:[.,]\d+)?(?![\w.]\d)(?!-?[A-Za-z])")),
+    ("number", re.compile(r"(?<![A-Za-z0-9_.-])\d{1,30}(?:[.,]\d{1,30})?(?![\w.]\d)(?!-?[A-Za-z])")),
 ]
 
 
@@ -371,19 +374,26 @@ _PATTERNS = [(kind, pattern) for kind, pattern in _PATTERNS if kind != "per"]
 
 
 def _parse_number(text: str) -> float | None:
+    """A number as written; None when it is no number or must stay a literal (a leading zero: "0042",
+    a zip code, a PIN). Whole numbers are exact however long (an id of 19 digits is not rounded)."""
     cleaned = text.strip()
     if re.fullmatch(_GROUPED, cleaned):
-        return float(re.sub(r"[^\d]", "", cleaned))
+        return int(re.sub(r"[^\d]", "", cleaned))
+    if cleaned.isdigit():
+        return None if len(cleaned) > 1 and cleaned[0] == "0" else int(cleaned)
     cleaned = cleaned.replace(",", ".")
     try:
-        return float(cleaned)
+        number = float(cleaned)
     except ValueError:
-        pass
-    return float(n) if (n := _cjk_number(cleaned, _CJK_DIGITS, _CJK_SCALES)) is not None else None
+        found = _cjk_number(cleaned, _CJK_DIGITS, _CJK_SCALES)
+        return None if found is None else found
+    return number if math.isfinite(number) else None
 
 
 def _fmt(number: float) -> str:
-    return f"{number:.6g}" if number != int(number) else str(int(number))
+    if isinstance(number, int) or (math.isfinite(number) and number == int(number) and abs(number) < 2**53):
+        return str(int(number))
+    return repr(number) if math.isfinite(number) else "inf"
 
 
 def _canonical(kind: str, match: re.Match[str]) -> Value | None:
@@ -397,7 +407,7 @@ def _canonical(kind: str, match: re.Match[str]) -> Value | None:
     if kind == "year":
         return Value("year", text)
     if kind == "iso":
-        return Value("date", text[5:])  # month and day; a year alone rarely decides a conflict
+        return Value("date", text)
     if kind == "ver":
         if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", text):
             return None  # "1.000.000" groups thousands (Spanish, German); the quantity patterns read it
@@ -411,7 +421,8 @@ def _canonical(kind: str, match: re.Match[str]) -> Value | None:
         day_text, month_text = (
             (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
         )
-        return Value("date", f"{_MONTH_NAME[month_text.lower()]:02d}-{int(day_text):02d}")
+        month = _MONTH_NAME.get(month_text.lower())
+        return Value("date", f"{month:02d}-{int(day_text):02d}") if month else None
     if kind == "time":
         return _time(match)
     if kind == "cjkcount":
@@ -455,6 +466,8 @@ def _canonical(kind: str, match: re.Match[str]) -> Value | None:
 def _quantity(number: float, unit: str) -> Value | None:
     if unit == "k":
         return Value("num", _fmt(number * 1000))
+    if unit in ("年", "년") and 1900 <= number <= 2100 and number == int(number):
+        return Value("year", str(int(number)))  # 二〇二四年 is a year, not 2024 years
     if unit in _MONEY:
         return Value("money", f"{_fmt(number)}{_MONEY[unit]}")
     if unit in _DURATION_UNITS and unit not in ("m",):
@@ -553,8 +566,9 @@ def _spell_out(text: str) -> str:
         # "once" is a number only before a unit ("once a week" is a frequency; Spanish "once" is 11).
         return str(number)
 
-    text = _DE_COMPOUND.sub(lambda m: str(_UNITS_DE[m.group(1).lower() if m.group(1) != "ein" else "eins"]
-                                         + _UNITS_DE[m.group(2).lower()]), text)  # fmt: skip
+    text = _DE_COMPOUND.sub(
+        lambda m: str(_UNITS_DE.get(m.group(1).lower(), 1) + _UNITS_DE[m.group(2).lower()]), text
+    )
     text = _NUMBER_WORD.sub(word, text)
     # "5천만", "20 万", "1.5亿": digits with CJK scales.
     text = re.sub(
@@ -580,6 +594,8 @@ def _spell_out(text: str) -> str:
 def prepare(text: str) -> str:
     """NFKC (full-width digits and letters to ASCII), markup and list markers dropped."""
     text = unicodedata.normalize("NFKC", text)
+    # Private-use characters and the value brackets are ours: no text may bring its own.
+    text = re.sub("[\ue000-\uf8ff⟨⟩]", " ", text)
     text = re.sub(r"^\s*(?:[-*+•]\s+|・\s*|\d+[.)]\s+)", "", text, flags=re.MULTILINE)
     return re.sub(r"[*_`#>]{1,3}", " ", text)
 

@@ -151,7 +151,8 @@ class MemoryStore(Protocol):
     def record_conflict(
         self, namespace: str, a: str, b: str, evidence: dict[str, Any], at: float
     ) -> int | None:
-        """Remember that a and b may conflict; None if this pair was recorded before (in either order)."""
+        """Remember that a and b may conflict; None if this pair was recorded before (in either order)
+        or one of the two is no longer active."""
         ...
 
     def conflicts(self, namespace: str, *, status: str | None, limit: int, offset: int) -> list[Conflict]: ...

@@ -7,6 +7,7 @@ it to what it resembles). Callers judge flagged pairs with `resolve_conflict`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,8 @@ from kenning.core.validation import check_range, check_unit_interval
 from kenning.ports.embedder import Vector
 from kenning.services.deps import Caller, Deps
 from kenning.services.records import close_conflicts_of, get, save_fields
+
+logger = logging.getLogger(__name__)
 
 _NEIGHBOURS = 5
 _ENTITY_EDGES = 3
@@ -67,7 +70,11 @@ def assess(deps: Deps, caller: Caller, content: str, model: str, vector: Vector)
         record = records.get(item)
         if record is None:
             continue
-        evidence = judge(record.content, content, score, limits_)
+        try:
+            evidence = judge(record.content, content, score, limits_)
+        except Exception:  # a judge bug must never fail a write: this neighbour is simply not judged
+            logger.exception("judging %s against a new memory failed", record.id)
+            continue
         if evidence.verdict == "duplicate" and out.duplicate_of is None:
             out.duplicate_of, out.duplicate_similarity = record, score
         elif evidence.verdict == "conflict":
@@ -177,7 +184,7 @@ def supersede(
     _add_edge(deps, caller, new.id, old.id, EdgeType.SUPERSEDES, 1.0)
     # What the superseded memory was in conflict with is settled by its successor: close those pairs
     # (the conflict being judged now, if any, is closed by its caller with the decision).
-    close_conflicts_of(deps, caller, old.id, f"superseded:{old.id}:by:{new.id}", keep=new.id, skip=judging)
+    close_conflicts_of(deps, caller, old.id, f"superseded:{old.id}:by:{new.id}", skip=judging)
     return updated
 
 

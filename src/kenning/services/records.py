@@ -51,16 +51,15 @@ def close_conflicts_of(
     memory_id: str,
     resolution: str,
     *,
-    keep: str | None = None,
     skip: int | None = None,
 ) -> list[int]:
-    """Close the open conflicts of a memory that left the active state (superseded, archived): there is
-    nothing left to judge. A pair with `keep` on its other side stays open for its caller to close."""
+    """Close the open conflicts of a memory that was superseded: its successor settles them. The
+    conflict being judged (`skip`), if any, is closed by its caller with the decision."""
     closed: list[int] = []
     for found in deps.store.conflicts_of([memory_id]):
         if found.status != "open" or found.namespace != caller.namespace:
             continue
-        if found.id == skip or (keep is not None and keep in (found.first_id, found.second_id)):
+        if found.id == skip:
             continue
         now = deps.clock.now()
         audit = AuditEntry(
@@ -333,5 +332,4 @@ def forget(
         {"from_state": current.state.value, "reason": reason},
         state=MemoryState.ARCHIVED,
     )
-    close_conflicts_of(deps, caller, current.id, f"archived:{current.id}")
     return ForgetOutcome(id=current.id, action="archived", state=MemoryState.ARCHIVED.value)

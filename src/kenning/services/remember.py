@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -238,7 +240,7 @@ def _settle(
         # latest_wins decides alone only on decisive evidence from a writer no less trusted; anything
         # weaker is shown to the caller as under `ask`.
         if policy == "latest_wins" and details["latest_wins_eligible"]:
-            supersede(deps, caller, old.id, record.id, reason="latest_wins policy")
+            supersede(deps, caller, old.id, record.id, reason="latest_wins policy", judging=conflict_id)
             deps.store.close_conflict(
                 conflict_id,
                 f"latest_wins:{record.id}",
@@ -409,7 +411,10 @@ def _reinforce(
     """Same content again: no duplicate. Count the repetition, merge labels, undo an archive, and keep
     the words of the write if they differ from the memory's (nothing said is dropped)."""
     _check_quota(deps, caller, ("reinforce",), deps.quotas.repeats_per_minute, 1, "repeated writes")
-    for _ in range(5):
+    for attempt in range(8):
+        if attempt:
+            # Another writer reinforced the same memory meanwhile: back off a little, then read again.
+            time.sleep(random.uniform(0.001, 0.004) * attempt)  # noqa: S311 - jitter, not security
         now = deps.clock.now()
         revived = existing.state in _REVIVABLE or _consolidated_away(deps, existing)
         updated = replace(
