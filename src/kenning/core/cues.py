@@ -19,20 +19,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from kenning.core.text import literal_alternation
+
 
 def _words(items: Iterable[str]) -> str:
     """Latin phrases match whole words; CJK phrases match anywhere."""
     latin: list[str] = []
     cjk: list[str] = []
-    for item in sorted(set(items), key=len, reverse=True):
-        (cjk if re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", item) else latin).append(
-            re.escape(item)
-        )
+    for item in set(items):
+        (cjk if re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", item) else latin).append(item.lower())
     parts = []
     if latin:
-        parts.append(r"(?<![\w])(?:" + "|".join(latin) + r")(?![\w])")
+        parts.append(r"(?<![\w])(?:" + literal_alternation(latin) + r")(?![\w])")
     if cjk:
-        parts.append("(?:" + "|".join(cjk) + ")")
+        parts.append("(?:" + literal_alternation(cjk) + ")")
     return "|".join(parts)
 
 

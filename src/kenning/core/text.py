@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
+from typing import Any
 
 _WS = re.compile(r"\s+")
 # CJK ideographs, kana, hangul (syllables and jamo), CJK punctuation-free ranges.
@@ -69,3 +71,29 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
+
+
+def literal_alternation(words: Iterable[str]) -> str:
+    """A regex matching any of `words`, longest first, built as a trie: Python's engine tries the
+    branches of a plain alternation one by one at every position, which for hundreds of cue phrases
+    costs far more than the one branch a trie leaves at each character."""
+    trie: dict[str, Any] = {}
+    for word in set(words):
+        if not word:
+            continue
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _trie_regex(trie)
+
+
+def _trie_regex(node: dict[str, Any]) -> str:
+    ends = "" in node
+    branches = [re.escape(char) + _trie_regex(child) for char, child in sorted(node.items()) if char]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if ends:
+        return "(?:" + body + ")?"  # greedy: the longer phrase is tried first
+    return body

@@ -14,7 +14,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from kenning.core.text import literal_alternation
 
 # Canonical tokens are wrapped in these brackets, which no tokenizer splits and no text contains.
 OPEN, CLOSE = "⟨", "⟩"
@@ -236,8 +239,8 @@ _MONTHS = {
 _MONTH_NAME = {name: number for number, names in _MONTHS.items() for name in names}
 
 
-def _alternation(words: object) -> str:
-    return "|".join(sorted((re.escape(str(w)) for w in words), key=len, reverse=True))  # type: ignore[attr-defined]
+def _alternation(words: Iterable[str]) -> str:
+    return literal_alternation(words)
 
 
 _DAY_NAMES = {name: key for key, names in _WEEKDAYS.items() for name in names}
