@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 
 # States in which an identical write brings the memory back: forgetting is undone by re-stating it.
 _REVIVABLE = (MemoryState.ARCHIVED,)
+# Writers that reinforce one memory at once take turns: each retry reads the memory again.
+_REINFORCE_ATTEMPTS = 20
 
 
 @dataclass(slots=True)
@@ -411,10 +413,10 @@ def _reinforce(
     """Same content again: no duplicate. Count the repetition, merge labels, undo an archive, and keep
     the words of the write if they differ from the memory's (nothing said is dropped)."""
     _check_quota(deps, caller, ("reinforce",), deps.quotas.repeats_per_minute, 1, "repeated writes")
-    for attempt in range(8):
+    for attempt in range(_REINFORCE_ATTEMPTS):
         if attempt:
             # Another writer reinforced the same memory meanwhile: back off a little, then read again.
-            time.sleep(random.uniform(0.001, 0.004) * attempt)  # noqa: S311 - jitter, not security
+            time.sleep(random.uniform(0.001, 0.01) * min(attempt, 5))  # noqa: S311 - jitter, not security
         now = deps.clock.now()
         revived = existing.state in _REVIVABLE or _consolidated_away(deps, existing)
         updated = replace(
