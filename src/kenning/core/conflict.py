@@ -583,8 +583,10 @@ def judge(old: str, new: str, similarity: float, limits: ConflictThresholds) -> 
     )
 
 
+@lru_cache(maxsize=256)
 def _surface_map(text: str) -> dict[str, str]:
-    """Each compared token of a text and the word it was read from, first occurrence."""
+    """Each compared token of a text and the word it was read from, first occurrence (cached: the
+    evidence of one conflict asks for both texts' words up to three times). Callers must not mutate."""
     replaced, _ = read_values(text[:_JUDGED_CHARS])
     seen: dict[str, str] = {}
     for match in _TOKEN.finditer(cues.strip_cues(replaced)):

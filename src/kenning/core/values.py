@@ -78,7 +78,6 @@ _SCALES = {
 }  # fmt: skip
 # Articles that are also "one" ("un", "una", "ein") are left alone: "a son" is not a count.
 _WORD_NUMBERS = _UNITS_EN | _UNITS_ES | _UNITS_DE | _UNITS_FR
-_HALF = {"half", "medio", "media", "halbe", "halben", "halb", "demi", "demie"}
 
 _WORD = r"[^\W\d_]+"
 _NUMBER_WORD = re.compile(
@@ -487,7 +486,6 @@ def _quantity(number: float, unit: str) -> Value | None:
 _PER_UNIT = {"sec": 1, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "秒钟": 1, "分": 60, "分钟": 60,
              "時": 3600, "時間": 3600, "周": 7 * 86400, "星期": 7 * 86400, "週": 7 * 86400, "月": 30 * 86400,
              "일": 86400, "주": 7 * 86400, "달": 30 * 86400, "월": 30 * 86400, "an": 365 * 86400}  # fmt: skip
-_PERIOD_BEFORE = {"上午", "早上", "早晨", "凌晨", "午前", "오전", "새벽"}
 _PERIOD_AFTER = {"下午", "晚上", "午後", "夜", "오후", "저녁", "밤"}
 
 

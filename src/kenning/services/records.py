@@ -61,21 +61,36 @@ def close_conflicts_of(
             continue
         if found.id == skip:
             continue
-        now = deps.clock.now()
-        audit = AuditEntry(
-            at=now,
-            actor=caller.agent_id,
-            namespace=caller.namespace,
-            action="resolve_conflict",
-            memory_id=memory_id,
-            detail={"conflict": found.id, "decision": "closed", "resolution": resolution},
-        )
+        detail = {"decision": "closed", "resolution": resolution}
         try:
-            deps.store.close_conflict(found.id, resolution, now, audit)
+            close_conflict(deps, caller, found.id, resolution, memory_id=memory_id, detail=detail)
         except ConflictError:
             continue  # closed meanwhile by someone else: nothing left to do
         closed.append(found.id)
     return closed
+
+
+def close_conflict(
+    deps: Deps,
+    caller: Caller,
+    conflict_id: int,
+    resolution: str,
+    *,
+    memory_id: str,
+    detail: dict[str, Any],
+    at: float | None = None,
+) -> None:
+    """Close one open conflict with its resolution, audited as a judgment by the caller."""
+    when = deps.clock.now() if at is None else at
+    audit = AuditEntry(
+        at=when,
+        actor=caller.agent_id,
+        namespace=caller.namespace,
+        action="resolve_conflict",
+        memory_id=memory_id,
+        detail={"conflict": conflict_id, **detail},
+    )
+    deps.store.close_conflict(conflict_id, resolution, when, audit)
 
 
 @dataclass(slots=True)

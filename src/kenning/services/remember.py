@@ -35,7 +35,7 @@ from kenning.ports.embedder import Vector
 from kenning.ports.store import StoredVector
 from kenning.services.consistency import Assessment, assess, conflict_evidence, edges_for_new, supersede
 from kenning.services.deps import Caller, Deps
-from kenning.services.records import check_id
+from kenning.services.records import check_id, close_conflict
 from kenning.services.screening import Screening, screen_draft
 
 logger = logging.getLogger(__name__)
@@ -243,18 +243,14 @@ def _settle(
         # weaker is shown to the caller as under `ask`.
         if policy == "latest_wins" and details["latest_wins_eligible"]:
             supersede(deps, caller, old.id, record.id, reason="latest_wins policy", judging=conflict_id)
-            deps.store.close_conflict(
+            close_conflict(
+                deps,
+                caller,
                 conflict_id,
                 f"latest_wins:{record.id}",
-                record.created_at,
-                AuditEntry(
-                    at=record.created_at,
-                    actor=caller.agent_id,
-                    namespace=caller.namespace,
-                    action="resolve_conflict",
-                    memory_id=old.id,
-                    detail={"conflict": conflict_id, "decision": "latest_wins"},
-                ),
+                memory_id=old.id,
+                detail={"decision": "latest_wins"},
+                at=record.created_at,
             )
             outcome.superseded.append(old.id)
             outcome.record = deps.store.get(record.id) or record
