@@ -130,8 +130,14 @@ def _stem(word: str) -> str:
 
 def _spelling(word: str) -> str:
     """British and American spellings as one: colour/color, organise/organize."""
-    word = re.sub(r"(?<=[a-z]{2})our$", "or", word)
-    return re.sub(r"(?<=[a-z]{3})is(e|ed|es|ing|ation)$", r"iz\1", word)
+    if word.endswith("our"):
+        word = _BRITISH_OUR.sub("or", word)
+    return _BRITISH_ISE.sub(r"iz\1", word) if "is" in word else word
+
+
+_BRITISH_OUR = re.compile(r"(?<=[a-z]{2})our$")
+_BRITISH_ISE = re.compile(r"(?<=[a-z]{3})is(e|ed|es|ing|ation)$")
+_ELIDED = re.compile(r"^(?:l|d|qu|n|j|s|c)'")  # l'équipe -> équipe
 
 
 def _tokens(text: str) -> list[str]:
@@ -159,8 +165,8 @@ def _tokens(text: str) -> list[str]:
             out.append(token)
         else:
             lowered = token.lower().replace("’", "'")
-            lowered = re.sub(r"^(?:l|d|qu|n|j|s|c)'", "", lowered)  # l'équipe -> équipe
-            lowered = re.sub(r"'s$", "", lowered)
+            if "'" in lowered:
+                lowered = _ELIDED.sub("", lowered).removesuffix("'s")
             if lowered not in _STOP and (len(lowered) > 1 or token.isupper() or token.isdigit()):
                 out.append(_stem(_spelling(lowered)))
     return out
@@ -195,9 +201,9 @@ def read(text: str) -> Reading:
     the cost of reading (and of the cache) must stay bounded whatever a caller writes."""
     truncated = len(text) > _JUDGED_CHARS
     text = text[:_JUDGED_CHARS]
-    replaced, found = read_values(text)
     # Cues are read as written: "cada dos lunes" must still say "every other" after "dos" became 2.
     plain = prepare(text)
+    replaced, found = read_values(plain, prepared=True)
     marked = _tokens(cues.strip_cues(cues.mark_comparisons(replaced, _REFUSES_AFTER, _REFUSES_BEFORE)))
     preferred: set[str] = set()
     refused: set[str] = set()
@@ -237,22 +243,29 @@ def _names(text: str) -> frozenset[str]:
     """Proper names as tokens: capitalised mid-sentence (not in German, which capitalises every noun),
     all capitals, inner capitals or digits, and Latin words inside CJK text."""
     german = _GERMAN.search(text) is not None
-    cjk = re.search(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", text) is not None
+    cjk = _KANA_CJK_HANGUL.search(text) is not None
     out: set[str] = set()
     for match in _LATIN_WORD.finditer(text):
         word = match.group(0)
-        before = text[: match.start()].rstrip()
-        sentence_start = not before or before[-1] in ".!?:;\"'(「『-*•\n"
+        last = match.start() - 1
+        while last >= 0 and text[last].isspace():
+            last -= 1
+        sentence_start = last < 0 or text[last] in ".!?:;\"'(「『-*•\n"
         named = (
             (len(word) > 1 and word.isupper())
-            or re.search(r"[a-z][A-Z]|\d", word) is not None
+            or _INNER_CAPITAL_OR_DIGIT.search(word) is not None
             or (cjk and word[0].isalpha())
             or (word[0].isupper() and not sentence_start and not german)
         )
         if named:
             out.update(_tokens(word))
-    out.update(m.group(0) for m in re.finditer(r"[\u30a1-\u30fa\u30fc-\u30ff]{2,}", text))
+    out.update(m.group(0) for m in _KATAKANA_WORD.finditer(text))
     return frozenset(out)
+
+
+_KANA_CJK_HANGUL = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_INNER_CAPITAL_OR_DIGIT = re.compile(r"[a-z][A-Z]|\d")
+_KATAKANA_WORD = re.compile(r"[\u30a1-\u30fa\u30fc-\u30ff]{2,}")
 
 
 # --- judging a pair -------------------------------------------------------------------------------

@@ -85,7 +85,12 @@ def literal_alternation(words: Iterable[str]) -> str:
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
-    return _trie_regex(trie)
+    if not trie:
+        return _trie_regex(trie)
+    # The first characters as one class, ahead: Python's engine then rejects most positions with a
+    # single test instead of entering each first branch (it cannot skip them itself when they ignore case).
+    first = "".join(re.escape(char) for char in sorted(trie))
+    return f"(?=[{first}])" + _trie_regex(trie)
 
 
 def _trie_regex(node: dict[str, Any]) -> str:

@@ -81,8 +81,8 @@ _WORD_NUMBERS = _UNITS_EN | _UNITS_ES | _UNITS_DE | _UNITS_FR
 
 _WORD = r"[^\W\d_]+"
 _NUMBER_WORD = re.compile(
-    r"(?<![\w-])(?:" + "|".join(sorted(map(re.escape, _WORD_NUMBERS | _SCALES), key=len, reverse=True))
-    + r")(?:[- ](?:and[- ])?(?:" + "|".join(sorted(map(re.escape, _WORD_NUMBERS | _SCALES), key=len, reverse=True))
+    r"(?<![\w-])(?:" + literal_alternation(_WORD_NUMBERS | _SCALES)
+    + r")(?:[- ](?:and[- ])?(?:" + literal_alternation(_WORD_NUMBERS | _SCALES)
     + r")){0,4}(?!\w)",
     re.IGNORECASE,
 )  # fmt: skip
@@ -304,11 +304,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "time",
         re.compile(
-            r"(?<![\d:.])(\d{1,2})(?:[:.](\d{2}))?\s?(a\.?m\.?|p\.?m\.?|uhr)(?![\w])|(?<![\d:.])(\d{1,2})h(\d{2})(?!\d)"
+            # Every time starts with a digit, a space, an ideograph or hangul: one test rejects the rest.
+            r"(?=[\d\s\u3007\u3400-\u9fff\uac00-\ud7af])"
+            r"(?:(?<![\d:.])(\d{1,2})(?:[:.](\d{2}))?\s?(a\.?m\.?|p\.?m\.?|uhr)(?![\w])|(?<![\d:.])(\d{1,2})h(\d{2})(?!\d)"
             r"|(?<![\d:.])(\d{1,2}):(\d{2})(?![\d:])"
             r"|(上午|早上|早晨|凌晨|下午|晚上|中午|午前|午後|夜|오전|오후|저녁|새벽|밤)?\s?(\d{1,2}|"
             + _CJK_NUMERAL
-            + r"{1,3}|[가-힣]{1,2})\s?(?:点|點|時(?!間)|시(?!간))(?:\s?(\d{1,2}|半)\s?分?)?",
+            + r"{1,3}|[가-힣]{1,2})\s?(?:点|點|時(?!間)|시(?!간))(?:\s?(\d{1,2}|半)\s?分?)?)",
             re.IGNORECASE,
         ),
     ),
@@ -371,8 +373,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# The characters each kind can start with: one test at each position rejects the rest, which Python's
+# engine cannot do by itself for patterns that open with an optional group or ignore case.
+_STARTS = {
+    "temp": r"[-−mM\d]",
+    "ver": r"[vV\d版バ버]",
+    "pct": r"[百\d]",
+    "quantity": r"[\d零〇一二两兩三四五六七八九十百千万萬亿]",
+}
+_PATTERNS = [
+    (kind, re.compile(f"(?={_STARTS[kind]})(?:{p.pattern})", p.flags) if kind in _STARTS else p)
+    for kind, p in _PATTERNS
+]
 _PER = dict(_PATTERNS)["per"]
 _PATTERNS = [(kind, pattern) for kind, pattern in _PATTERNS if kind != "per"]
+# A host or a file name has a dot before a letter: without one the host pattern need not scan the text.
+_HOST_HINT = re.compile(r"\.[a-z]", re.IGNORECASE)
 
 
 def _parse_number(text: str) -> float | None:
@@ -524,6 +540,10 @@ _HALF_UNIT = re.compile(
 )  # fmt: skip
 
 
+# Every way of writing a half has one of these in it: without one, _HALF_UNIT need not scan the text.
+_HALF_HINT = re.compile("half|medi|halb|demi|半|반", re.IGNORECASE)
+
+
 def _half(match: re.Match[str]) -> Value | None:
     unit = next(g for g in match.groups() if g).lower()
     seconds = _DURATION_UNITS.get(unit, _HOUR if unit in ("hour", "heure", "hora", "stunde") else 0)
@@ -571,25 +591,30 @@ def _spell_out(text: str) -> str:
         lambda m: str(_UNITS_DE.get(m.group(1).lower(), 1) + _UNITS_DE[m.group(2).lower()]), text
     )
     text = _NUMBER_WORD.sub(word, text)
-    # "5천만", "20 万", "1.5亿": digits with CJK scales.
-    text = re.sub(
-        r"(\d{1,12}(?:\.\d+)?)\s?([十百千万萬亿億천백십만억]{1,3})",
-        lambda m: _fmt(float(m.group(1)) * _scale_product(m.group(2))),
-        text,
-    )
     text = _ONE_PERCENT.sub(lambda m: " 0.5 percent " if m.group(1) else " 1 percent ", text)
+    if _CJK_CHAR.search(text) is None:
+        return text
+    # "5천만", "20 万", "1.5亿": digits with CJK scales.
+    text = _CJK_SCALED.sub(lambda m: _fmt(float(m.group(1)) * _scale_product(m.group(2))), text)
     # Korean counts with native numerals before counters ("아들 한 명", "세 번").
-    text = re.sub(
-        r"(?<![가-힣])(" + _alternation(_KO_NATIVE) + r")\s?(명|번|개|시간|달|잔|권|대|살)",
-        lambda m: f"{_KO_NATIVE[m.group(1)]}{m.group(2)}",
-        text,
-    )
+    text = _KO_NATIVE_COUNT.sub(lambda m: f"{_KO_NATIVE[m.group(1)]}{m.group(2)}", text)
     # Sino-Korean numerals spelled in hangul before a unit ("삼십 분", "이십 개").
-    return re.sub(
-        r"(?<![가-힣])([일이삼사오육칠팔구십백천만]{1,5})\s?(분|초|일|주|개월|년|퍼센트|시)(?![가-힣])",
+    return _KO_SINO_UNIT.sub(
         lambda m: (f"{n}{m.group(2)}" if (n := _cjk_number(m.group(1), _KO_SINO, _KO_SINO_SCALES)) else m.group(0)),
         text,
     )  # fmt: skip
+
+
+# An ideograph or a hangul syllable: without one, no pattern written for CJK text can match.
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_SCALED = re.compile(r"(\d{1,12}(?:\.\d+)?)\s?([十百千万萬亿億천백십만억]{1,3})")
+_KO_NATIVE_COUNT = re.compile(
+    r"(?<![가-힣])(" + _alternation(_KO_NATIVE) + r")\s?(명|번|개|시간|달|잔|권|대|살)"
+)
+_KO_SINO_UNIT = re.compile(
+    r"(?<![가-힣])([일이삼사오육칠팔구십백천만]{1,5})\s?(분|초|일|주|개월|년|퍼센트|시)(?![가-힣])"
+)
+_CJK_ONLY = frozenset({"cjkdate", "cjkcount", "cjknum"})  # fmt: skip
 
 
 def prepare(text: str) -> str:
@@ -601,15 +626,20 @@ def prepare(text: str) -> str:
     return re.sub(r"[*_`#>]{1,3}", " ", text)
 
 
-def read_values(text: str) -> tuple[str, list[Value]]:
-    """The text with every value replaced by its canonical token, and the values in order."""
+def read_values(text: str, *, prepared: bool = False) -> tuple[str, list[Value]]:
+    """The text with every value replaced by its canonical token, and the values in order (`prepared`:
+    the caller has already passed it through `prepare`)."""
     found: list[Value] = []
-    text = _spell_out(prepare(text))
-    text = _HALF_UNIT.sub(lambda m: _hold(_with_surface(_half(m), m), found), text)
+    text = _spell_out(text if prepared else prepare(text))
+    cjk = _CJK_CHAR.search(text) is not None
+    if _HALF_HINT.search(text):
+        text = _HALF_UNIT.sub(lambda m: _hold(_with_surface(_half(m), m), found), text)
     # "100 requests a minute" is a rate before "a minute" can be read as one minute.
     text = _PER.sub(lambda m: _replace("per", m, found), text)
     text = _ONE_UNIT.sub(lambda m: f" 1 {m.group(1)}", text)
     for kind, pattern in _PATTERNS:
+        if (not cjk and kind in _CJK_ONLY) or (kind == "host" and not _HOST_HINT.search(text)):
+            continue
         text = pattern.sub(lambda m, k=kind: _replace(k, m, found), text)  # type: ignore[misc]
     text = _day_tokens(text, found)
     # Each value was held as a placeholder so that later patterns could not read inside it.
@@ -659,4 +689,4 @@ def _day_tokens(text: str, found: list[Value]) -> str:
         return _hold(Value("day", key, match.group(0)), found)
 
     text = _DAY_PATTERN.sub(swap, text)
-    return _CJK_DAY.sub(swap, text)
+    return _CJK_DAY.sub(swap, text) if _CJK_CHAR.search(text) else text
