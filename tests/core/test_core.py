@@ -129,6 +129,34 @@ def test_vector_matrix_masks_namespace_and_state_and_breaks_ties_by_id() -> None
     assert matrix.search(one, namespace="none", active_only=True, allowed_seqs=None, limit=10).hits == []
 
 
+def test_vector_matrix_finds_every_row_appended_one_at_a_time_across_growth() -> None:
+    rng = np.random.default_rng(7)
+    matrix = VectorMatrix(dim=8)
+    kept: list[tuple[str, np.ndarray]] = []
+    for index in range(300):
+        vector = rng.standard_normal(8).astype(np.float32)
+        vector /= np.linalg.norm(vector)
+        matrix.append(
+            [
+                VectorRow(
+                    vseq=index + 1,
+                    seq=index + 1,
+                    memory_id=f"m{index:03d}",
+                    namespace="n",
+                    active=True,
+                    values=vector,
+                )
+            ]
+        )
+        kept.append((f"m{index:03d}", vector))
+        if index % 37 == 0 or index == 299:
+            query = kept[index // 2][1]
+            found = matrix.search(query, namespace="n", active_only=True, allowed_seqs=None, limit=3)
+            expected = sorted(kept, key=lambda item: -float(item[1] @ query))[:3]
+            assert [h[0] for h in found.hits] == [name for name, _ in expected]
+    assert len(matrix) == 300 and matrix.last_vseq == 300
+
+
 def test_keyword_query_drops_stopwords_unless_nothing_else_is_left() -> None:
     from kenning.core.scoring import keyword_query
 
