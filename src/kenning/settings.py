@@ -228,6 +228,12 @@ class LifecycleSettings(_Section):
 class ServerSettings(_Section):
     namespace: str = Field(default="default", description="Namespace used when a caller names none.")
     agent_id: str = Field(default="agent", description="Writer id recorded when a caller names none.")
+    max_trust: Literal["user_stated", "tool_observed", "agent_inferred", "imported"] = Field(
+        default="agent_inferred",
+        description="The most trust the agent behind `kenning serve` may claim for its writes; a higher "
+        "claim is stored capped and the result says so. Raise it to user_stated when you trust the agent "
+        "to say what you said. The CLI acts as the operator and may claim anything.",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="WARNING", description="Log level (logs go to stderr, never stdout)."
     )

@@ -10,6 +10,7 @@ import pytest
 from conftest import CALLER, OTHER
 from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.validation import MemoryDraft
+from kenning.services.deps import Caller
 from kenning.services.facade import Kenning
 from kenning.services.maintenance import backup, restore
 from kenning.services.records import MemoryPatch
@@ -53,7 +54,7 @@ def test_regression_a_released_memory_applies_the_supersede_it_asked_for(app: Ke
     )
     assert planted.record.state.value == "quarantined"
     assert app.get(CALLER, old.id).state.value == "active"
-    app.review(CALLER, planted.record.id, "release")
+    app.review(Caller(namespace=CALLER.namespace, agent_id="reviewer"), planted.record.id, "release")
     assert app.get(CALLER, old.id).state.value == "superseded"
     assert app.chain(CALLER, planted.record.id).history == [old.id]
 

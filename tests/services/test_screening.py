@@ -10,14 +10,16 @@ import pytest
 
 from conftest import CALLER
 from fakes import ManualClock
-from kenning.core.errors import InvalidInput, QuotaExceeded
-from kenning.core.screening import inspect, redact
+from kenning.core.errors import Forbidden, InvalidInput, QuotaExceeded
+from kenning.core.screening import inspect
+from kenning.core.secrets import redact
 from kenning.core.validation import MemoryDraft
 from kenning.services.deps import Caller, Quotas
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 from kenning.services.records import MemoryPatch
 
+REVIEWER = Caller(namespace=CALLER.namespace, agent_id="reviewer")
 # Fake credentials, assembled at run time so the source itself holds no secret-shaped literal.
 AWS = "AKIA" + "ABCDEFGHIJ234567"
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -108,7 +110,9 @@ def test_a_planted_instruction_is_quarantined_hidden_and_reviewable(app: Kenning
     assert planted.record.id in [h.record.id for h in shown.hits]
     with pytest.raises(InvalidInput, match="quarantined"):
         app.update(CALLER, planted.record.id, 1, MemoryPatch(state="active"))
-    released = app.review(CALLER, planted.record.id, "release")
+    with pytest.raises(Forbidden, match="another principal or the operator"):
+        app.review(CALLER, planted.record.id, "release")  # the writer may not release its own write
+    released = app.review(REVIEWER, planted.record.id, "release")
     assert released is not None and released.state.value == "active"
     with pytest.raises(InvalidInput, match="not quarantined"):
         app.review(CALLER, planted.record.id, "delete")

@@ -70,6 +70,7 @@ class SqliteStore:
         self._write_retries = write_retries
         self._lock = threading.RLock()
         self._matrices: dict[str, VectorMatrix] = {}
+        self._words_removed = False  # set inside a write that removed words; see _scrub
         self._busy_timeout_s = busy_timeout_s
         self._conn = self._connect()
         self.schema_version = self._retrying(lambda: migrate(self._conn))
@@ -91,6 +92,8 @@ class SqliteStore:
         if str(self.path) != ":memory:" and str(mode).lower() != "wal":
             raise BackendUnavailable(f"SQLite store at {self.path} could not switch to WAL (got {mode})")
         conn.execute("PRAGMA synchronous = NORMAL")
+        # Freed pages are zeroed: a purged or rewritten memory leaves no bytes behind in the file.
+        conn.execute("PRAGMA secure_delete = ON")
         return conn
 
     # -- transactions ---------------------------------------------------------------------------
@@ -129,6 +132,21 @@ class SqliteStore:
                 except sqlite3.Error:
                     self._conn.execute("ROLLBACK")
                     raise
+                if self._words_removed:
+                    self._scrub()
+            finally:
+                self._words_removed = False
+
+    def _scrub(self) -> None:
+        """After words left the store (a purge, new content): merge the full-text segments so that no
+        index keeps the old words, and checkpoint the WAL so that its old page images go too. A
+        failure here loses nothing (the words are already unreachable) and is retried next time."""
+        try:
+            for table in _FTS_TABLES:
+                self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            logger.warning("could not merge the word indexes after a removal: %s", exc)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
         with self._lock:
@@ -215,6 +233,7 @@ class SqliteStore:
         if str(row[3]) != record.content:
             # New words replace the old ones: restatements of the old words must not outlive them.
             conn.execute("DELETE FROM restatements WHERE seq = ?", (seq,))
+            self._words_removed = True
         if stored_version != expected_version:
             raise ConflictError(
                 f"memory {record.id} is at version {stored_version}, not {expected_version}; "
@@ -286,6 +305,7 @@ class SqliteStore:
 
     def _delete_in(self, conn: sqlite3.Connection, seq: int, memory_id: str) -> None:
         """A record and everything derived from it; the caller bumps the vector epoch and audits."""
+        self._words_removed = True
         conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
         conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
         conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (memory_id, memory_id))

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kenning.core.screening import inspect, redact
+from kenning.core.screening import inspect
+from kenning.core.secrets import redact
 
 
 def default_corpus_path() -> Path | None:

@@ -55,3 +55,9 @@ class ContractBroken(KenningError):
     """A permanent failure: a store or index that no longer matches what we wrote."""
 
     code = "contract_broken"
+
+
+class Forbidden(KenningError):
+    """The principal may not do this to this memory (another writer's, or its own quarantine)."""
+
+    code = "forbidden"

@@ -1,8 +1,6 @@
-"""Write screening without an LLM: redact secrets, find text written to steer the agents that recall it.
+"""Write screening without an LLM: find text written to steer the agents that recall it.
 
-Two jobs, both before anything reaches disk or an index:
-- `redact`: API keys, tokens, private keys, passwords in assignments and connection strings become
-  typed placeholders such as `[REDACTED:github_token]`. Prose that merely mentions a key is left alone.
+Secrets are core/secrets' job; this module reads what is left, before anything reaches disk:
 - `inspect`: instruction-like content (persistent instructions to agents, "ignore previous
   instructions", role and wrapper breakouts, exfiltration requests) and hidden Unicode (tag
   characters, zero-width, bidi controls). The write path quarantines or flags what it finds.
@@ -12,32 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-_SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "private_key",
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
-    ),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("slack_token", re.compile(r"\bxox[baprs]-[A-Za-z0-9-]{10,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("bearer_token", re.compile(r"(?i)(?<=\bbearer )[A-Za-z0-9._~+/-]{16,}=*")),
-)
-# The value of `password=...`, `api_key: ...` and the password in `scheme://user:password@host`.
-_ASSIGNED = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|"
-    r"auth[_-]?token|token)"
-    r"\s*[:=]\s*[\"']?(?P<value>[^\s\"',;]{6,})"
-)
-_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]+)@", re.IGNORECASE)
-_PLACEHOLDER = re.compile(
-    r"^(?:<[^>]*>|\$\{?\w+\}?|\*+|x+|\.\.\.|changeme|example|your[-_]\w+)$", re.IGNORECASE
-)
 
 _HIDDEN = (
     ("unicode_tag", re.compile(r"[\U000E0000-\U000E007F]")),
@@ -152,39 +124,6 @@ _ZH_RE = tuple(re.compile(p, re.IGNORECASE) for p in _ZH_INSTRUCTIONS)
 class Flag:
     kind: str  # instruction | wrapper_breakout | unicode_tag | zero_width | bidi_control
     excerpt: str
-
-
-def redact(text: str) -> tuple[str, list[str]]:
-    """The text with secrets replaced by typed placeholders, and the kinds that were found."""
-    found: list[str] = []
-
-    def replace_with(kind: str) -> str:
-        found.append(kind)
-        return f"[REDACTED:{kind}]"
-
-    for kind, pattern in _SECRETS:
-        text = pattern.sub(lambda _m, k=kind: replace_with(k), text)  # type: ignore[misc]
-
-    def value_only(match: re.Match[str], kind: str) -> str:
-        value = match.group("value")
-        if _PLACEHOLDER.match(value) or value.startswith("[REDACTED:") or not _looks_secret(value):
-            return match.group(0)
-        start, end = match.span("value")
-        offset = match.start()
-        return match.group(0)[: start - offset] + replace_with(kind) + match.group(0)[end - offset :]
-
-    text = _URL_PASSWORD.sub(lambda m: value_only(m, "connection_password"), text)
-    text = _ASSIGNED.sub(lambda m: value_only(m, "password"), text)
-    return text, found
-
-
-def _looks_secret(value: str) -> bool:
-    """A word like 'rotated' after 'password:' is prose; a secret has digits, symbols or mixed case."""
-    return (
-        any(c.isdigit() for c in value)
-        or any(not c.isalnum() for c in value)
-        or (value != value.lower() and value != value.upper() and len(value) >= 8)
-    )
 
 
 # Legitimate uses of the same code points: a zero-width joiner inside an emoji sequence (👩‍💻) and

@@ -53,7 +53,7 @@ def _run(ctx: Ctx, action: Callable[[Any, Any], _T]) -> _T:
         configure_logging(settings.server.log_level)
         app = build_kenning(settings)
         try:
-            return action(app, default_caller(settings))
+            return action(app, default_caller(settings, operator=True))
         finally:
             app.close()
     raise AssertionError("unreachable")

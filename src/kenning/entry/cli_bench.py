@@ -133,6 +133,23 @@ def bench_conflicts(
         )
 
 
+@bench.command("secrets")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_secrets(path: Path | None, json_path: Path | None) -> None:
+    """Share of labelled secrets redacted and of benign texts changed by write redaction."""
+    from kenning.bench.secrets import default_set_path, run_secrets_bench
+
+    data = path or default_set_path()
+    if data is None:
+        _fail("no PATH given and tests/data/secrets_dev.json not found in this checkout")
+        return
+    with _errors():
+        run_secrets_bench(path=data, json_path=json_path, echo=click.echo)
+
+
 @bench.command("poisoning")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option(

@@ -137,8 +137,15 @@ def summarizer_from(settings: LifecycleSettings) -> Summarizer | None:
     )
 
 
-def default_caller(settings: Settings) -> Caller:
-    return Caller(namespace=settings.server.namespace, agent_id=settings.server.agent_id)
+def default_caller(settings: Settings, *, operator: bool = False) -> Caller:
+    """The principal of a local entry point: the agent behind `kenning serve` claims at most
+    `server.max_trust` and changes only its own memories; the CLI is the operator at the terminal."""
+    return Caller(
+        namespace=settings.server.namespace,
+        agent_id=settings.server.agent_id,
+        max_trust="user_stated" if operator else settings.server.max_trust,
+        operator=operator,
+    )
 
 
 def configure_logging(level: str) -> None:

@@ -111,7 +111,10 @@ def build_server(
         importance: Annotated[float, Field(description="0 (trivia) to 1 (critical); default 0.5.")] = 0.5,
         trust: Annotated[
             Literal["user_stated", "agent_inferred", "tool_observed", "imported"],
-            Field(description="Provenance: did a user say it, did you infer it, did a tool observe it?"),
+            Field(
+                description="Provenance: did a user say it, did you infer it, did a tool observe it? A claim "
+                "above what the server lets this agent claim is stored capped, and the result says so."
+            ),
         ] = "agent_inferred",
         source: Annotated[
             str | None, Field(description="Where it came from (file, URL, conversation).")
@@ -423,7 +426,8 @@ def build_server(
             Field(description="release: the memory is safe, let recall find it; delete: remove it for good."),
         ],
     ) -> schemas.ReviewOut:
-        """Judge a memory that write screening quarantined (it read like instructions to agents)."""
+        """Judge a memory that write screening quarantined (it read like instructions to agents). Its own
+        writer may delete it but not release it: another agent or the operator must."""
 
         def run() -> schemas.ReviewOut:
             kept = app.review(caller(), id, decision)

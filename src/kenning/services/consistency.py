@@ -30,6 +30,7 @@ from kenning.core.text import estimate_tokens
 from kenning.core.validation import check_range, check_unit_interval
 from kenning.ports.embedder import Vector
 from kenning.services.deps import Caller, Deps
+from kenning.services.provenance import check_may_supersede
 from kenning.services.records import close_conflicts_of, get, save_fields
 
 logger = logging.getLogger(__name__)
@@ -280,6 +281,7 @@ def resolve_conflict(
         if winner not in pair:
             raise InvalidInput("winner", f"must be one of the pair: {pair[0]} or {pair[1]}")
         loser = pair[1] if winner == pair[0] else pair[0]
+        check_may_supersede(caller, get(deps, caller, loser))
         supersede(deps, caller, loser, winner, reason=f"conflict {conflict_id} judged", judging=conflict_id)
         deps.store.close_conflict(conflict_id, f"supersede:{winner}", now, audit)
         return Resolution(conflict=found, decision=decision, kept=[winner], superseded=[loser])
@@ -289,6 +291,8 @@ def resolve_conflict(
                 "merged_content", "is required for decision 'merge': the one statement to keep"
             )
         first, second = get(deps, caller, pair[0]), get(deps, caller, pair[1])
+        check_may_supersede(caller, first)
+        check_may_supersede(caller, second)
         draft = MemoryDraft(
             content=merged_content,
             type=second.type,

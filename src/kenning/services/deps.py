@@ -21,6 +21,10 @@ class Caller:
 
     namespace: str
     agent_id: str
+    # What this principal may claim and change (services/provenance): the most trust a write of its
+    # own may carry, and whether it may edit other writers' memories and release its own quarantine.
+    max_trust: str = "user_stated"
+    operator: bool = False
 
 
 ALL_CHANNELS = ("dense", "context", "window", "bm25", "cjk")

@@ -26,6 +26,7 @@ from kenning.core.validation import (
 )
 from kenning.ports.store import StoredVector
 from kenning.services.deps import Caller, Deps
+from kenning.services.provenance import cap_trust, check_may_edit, check_may_release
 
 # States a caller may set directly. Superseding and quarantine have their own operations.
 _SETTABLE_STATES = (MemoryState.ACTIVE, MemoryState.ARCHIVED, MemoryState.DEPRECATED)
@@ -125,6 +126,7 @@ def update(
 ) -> UpdateOutcome:
     check_range(expected_version, "version", 1, 2**62)
     current = get(deps, caller, memory_id)
+    check_may_edit(caller, current)
     changes: dict[str, Any] = {}
     if current.state is MemoryState.QUARANTINED:
         raise InvalidInput(
@@ -132,33 +134,36 @@ def update(
         )
     from kenning.services.screening import Screening, redact_value
 
-    secrets = Screening()  # what an update carries goes through the same redaction as a new memory
+    # What an update carries goes through the same redaction as a new memory, before validation.
+    secrets = Screening()
     if patch.content is not None:
-        changes["content"] = redact_value(check_content(patch.content), secrets)
+        changes["content"] = check_content(redact_value(patch.content, secrets))
     if patch.type is not None:
         changes["type"] = check_type_name(patch.type)
     if patch.tags is not None:
-        changes["tags"] = redact_value(check_tags(patch.tags), secrets)
+        changes["tags"] = check_tags(redact_value(patch.tags, secrets, label=True))
     if patch.entities is not None:
-        changes["entities"] = redact_value(check_entities(patch.entities), secrets)
+        changes["entities"] = check_entities(redact_value(patch.entities, secrets, label=True))
     if patch.context is not None:
-        changes["context"] = redact_value(
-            check_optional_text(patch.context, "context", limits.CONTEXT_MAX_CHARS), secrets
+        changes["context"] = check_optional_text(
+            redact_value(patch.context, secrets), "context", limits.CONTEXT_MAX_CHARS
         )
     if patch.importance is not None:
         changes["importance"] = check_unit_interval(patch.importance, "importance")
     if patch.trust is not None:
         changes["trust"] = check_trust(patch.trust)
+        if cap_trust(caller, changes["trust"].value)[1] is not None:
+            raise InvalidInput("trust", f"may be at most {caller.max_trust!r} for this principal")
     if patch.source is not None:
-        changes["source"] = redact_value(
-            check_optional_text(patch.source, "source", limits.SOURCE_MAX_CHARS), secrets
+        changes["source"] = check_optional_text(
+            redact_value(patch.source, secrets), "source", limits.SOURCE_MAX_CHARS
         )
     for name in ("event_time", "valid_from", "valid_to"):
         value = getattr(patch, name)
         if value is not None:
             changes[name] = check_timestamp(value, name)
     if patch.metadata is not None:
-        changes["metadata"] = redact_value(check_metadata(patch.metadata), secrets)
+        changes["metadata"] = check_metadata(redact_value(patch.metadata, secrets))
     readable = [changes.get(name) for name in ("content", "context", "source")]
     if any(readable):
         from kenning.core.screening import inspect
@@ -182,6 +187,15 @@ def update(
             allowed = ", ".join(s.value for s in _SETTABLE_STATES)
             raise InvalidInput("state", f"cannot be set to {state.value!r} by update; allowed: {allowed}")
         changes["state"] = state
+    if "content" in changes and patch.entities is None and changes["content"] != current.content:
+        # Entities read from the old words must not outlive them (a redacted key, a renamed thing):
+        # keep those the new words still name, and read the new ones.
+        from kenning.core.entities import extract
+
+        words = changes["content"].casefold()
+        kept = [e for e in current.entities if e.casefold() in words]
+        tags = changes.get("tags", current.tags)
+        changes["entities"] = extract(changes["content"], tags, kept, deps.aliases)[: limits.ENTITIES_MAX]
     changed = sorted(name for name, value in changes.items() if getattr(current, name) != value)
     if not changed:
         if current.version != expected_version:
@@ -272,6 +286,8 @@ def review(deps: Deps, caller: Caller, memory_id: str, decision: str) -> MemoryR
     current = get(deps, caller, memory_id)
     if current.state is not MemoryState.QUARANTINED:
         raise InvalidInput("id", f"memory {current.id} is {current.state.value}, not quarantined")
+    if decision == "release":
+        check_may_release(caller, current)
     if decision == "delete":
         audit = AuditEntry(
             at=deps.clock.now(),
@@ -313,11 +329,10 @@ def forget(
 ) -> ForgetOutcome:
     if mode not in ("archive", "purge"):
         raise InvalidInput("mode", f"unknown mode {mode!r}; valid: archive, purge")
-    reason = check_optional_text(reason, "reason", limits.SOURCE_MAX_CHARS)
-    if reason:
-        from kenning.services.screening import Screening, redact_value
+    from kenning.services.screening import Screening, redact_value
 
-        reason = redact_value(reason, Screening())  # the audit log keeps it forever: no secrets in it
+    # The audit log keeps a reason forever: no secret in it, found as written.
+    reason = check_optional_text(redact_value(reason, Screening()), "reason", limits.SOURCE_MAX_CHARS)
     current = get(deps, caller, memory_id)
     now = deps.clock.now()
     if mode == "purge":

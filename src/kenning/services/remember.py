@@ -35,8 +35,9 @@ from kenning.ports.embedder import Vector
 from kenning.ports.store import StoredVector
 from kenning.services.consistency import Assessment, assess, conflict_evidence, edges_for_new, supersede
 from kenning.services.deps import Caller, Deps
+from kenning.services.provenance import cap_trust, check_may_supersede, owns
 from kenning.services.records import check_id, close_conflict
-from kenning.services.screening import Screening, screen_draft
+from kenning.services.screening import Screening, flag_draft, redact_draft
 
 logger = logging.getLogger(__name__)
 
@@ -106,19 +107,23 @@ def remember_many(
         deps, caller, ("remember", "reinforce"), deps.quotas.writes_per_minute, len(drafts), "writes"
     )
     clean = []
+    screens: list[Screening] = []
+    trust_notes: list[str | None] = []
     for index, draft in enumerate(drafts):
+        # Before validation normalises anything, and before hashing, embedding or indexing: a secret
+        # must be found as written and must never reach disk in any form.
+        redacted, screening = redact_draft(draft)
         try:
-            clean.append(validate_draft(draft))
+            clean.append(validate_draft(redacted))
         except InvalidInput as exc:
             if len(drafts) == 1:
                 raise
             raise InvalidInput(f"memories[{index}].{exc.field}", exc.message.split(": ", 1)[-1]) from None
-    screens: list[Screening] = []
-    for index, draft in enumerate(clean):
-        # Before hashing, embedding or indexing: a secret must never reach disk in any form.
-        clean[index], screening = screen_draft(draft)
+        clean[index].trust, capped = cap_trust(caller, clean[index].trust)
+        trust_notes.append(capped)
+        flag_draft(clean[index], screening)
         screens.append(screening)
-        draft = clean[index]
+    for index, draft in enumerate(clean):
         draft.entities = extract(draft.content, draft.tags, draft.entities, deps.aliases)[
             : limits.ENTITIES_MAX
         ]
@@ -128,6 +133,7 @@ def remember_many(
             if target is None or target.namespace != caller.namespace:
                 where = "supersedes" if len(clean) == 1 else f"memories[{index}].supersedes"
                 raise NotFound(f"{where}: no memory with id {draft.supersedes!r}", id=draft.supersedes)
+            check_may_supersede(caller, target)
     outcomes: list[RememberOutcome | None] = [None] * len(clean)
     fresh: list[int] = []
     for index, draft in enumerate(clean):
@@ -209,6 +215,9 @@ def remember_many(
         elif draft.supersedes:
             outcome.note = "quarantined: the supersede it asked for waits until a review releases it"
         outcomes[index] = outcome
+    for result, capped in zip(outcomes, trust_notes, strict=True):
+        if result is not None and capped is not None:
+            result.note = f"{capped}; {result.note}" if result.note else capped
     return [outcome for outcome in outcomes if outcome is not None]
 
 
@@ -409,6 +418,7 @@ def _reinforce(
     """Same content again: no duplicate. Count the repetition, merge labels, undo an archive, and keep
     the words of the write if they differ from the memory's (nothing said is dropped)."""
     _check_quota(deps, caller, ("reinforce",), deps.quotas.repeats_per_minute, 1, "repeated writes")
+    mine = owns(caller, existing)
     for attempt in range(_REINFORCE_ATTEMPTS):
         if attempt:
             # Another writer reinforced the same memory meanwhile: back off a little, then read again.
@@ -419,9 +429,11 @@ def _reinforce(
             existing,
             tags=merge_labels((existing.tags, draft.tags), limits.TAGS_MAX),
             entities=merge_labels((existing.entities, draft.entities), limits.ENTITIES_MAX),
-            importance=max(existing.importance, draft.importance),
+            # Only the writer (or an operator) pins a memory or raises its importance; another
+            # writer's repetition counts as use, and its words are kept as a restatement.
+            importance=max(existing.importance, draft.importance) if mine else existing.importance,
             access_count=existing.access_count + 1,
-            pinned=existing.pinned or draft.pinned,
+            pinned=existing.pinned or (draft.pinned and mine),
             last_accessed_at=now,
             updated_at=now,
             state=MemoryState.ACTIVE if revived else existing.state,

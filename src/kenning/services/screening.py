@@ -1,11 +1,17 @@
-"""Applying write screening to a draft: secrets redacted everywhere, instruction-like text caught."""
+"""Applying write screening to a draft: secrets redacted everywhere, instruction-like text caught.
+
+Redaction runs on what the caller sent, before validation lower-cases a tag, normalises Unicode or
+trims a line: a secret must be found as written. Flags are read from the redacted text, so that no
+excerpt quotes what redaction removed.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kenning.core.screening import Flag, inspect, redact
+from kenning.core.screening import Flag, inspect
+from kenning.core.secrets import redact, redact_label
 from kenning.core.validation import MemoryDraft
 
 
@@ -22,35 +28,47 @@ class Screening:
         }
 
 
-def screen_text(text: str, screening: Screening) -> str:
-    cleaned, kinds = redact(text)
+def screen_text(text: str, screening: Screening, *, label: bool = False) -> str:
+    cleaned, kinds = (redact_label if label else redact)(text)
     screening.redacted.extend(kinds)
     return cleaned
 
 
-def redact_value(value: Any, screening: Screening) -> Any:
-    """Secrets out of a string, or out of every string inside lists and dicts."""
+def redact_value(value: Any, screening: Screening, *, label: bool = False, nested: bool = False) -> Any:
+    """Secrets out of a string, or out of every string inside lists and dicts. Anything else passes
+    through unchanged for validation to judge. `label`: the strings are short labels (tags, entities,
+    ids), where any random-looking run is a key; so is a dict's key, and a nested string without spaces."""
     if isinstance(value, str):
-        return screen_text(value, screening)
-    if isinstance(value, list):
-        return [redact_value(v, screening) for v in value]
+        short = label or (nested and not any(c.isspace() for c in value))
+        return screen_text(value, screening, label=short)
+    if isinstance(value, list | tuple):
+        return [redact_value(v, screening, label=label, nested=True) for v in value]
     if isinstance(value, dict):
-        return {k: redact_value(v, screening) for k, v in value.items()}
+        return {
+            redact_value(k, screening, label=True): redact_value(v, screening, label=label, nested=True)
+            for k, v in value.items()
+        }
     return value
 
 
-def screen_draft(draft: MemoryDraft) -> tuple[MemoryDraft, Screening]:
-    """Secrets out of content, context, source, tags, entities and metadata; flags from what a reader sees."""
+def redact_draft(draft: MemoryDraft) -> tuple[MemoryDraft, Screening]:
+    """Secrets out of every string a caller sent, as sent (call before validation)."""
     screening = Screening()
     cleaned = replace(
         draft,
-        content=screen_text(draft.content, screening),
-        context=screen_text(draft.context, screening) if draft.context else draft.context,
-        source=screen_text(draft.source, screening) if draft.source else draft.source,
-        tags=[screen_text(t, screening) for t in draft.tags],
-        entities=[screen_text(e, screening) for e in draft.entities],
-        metadata=redact_value(dict(draft.metadata), screening),
+        content=redact_value(draft.content, screening),
+        tags=redact_value(draft.tags, screening, label=True),
+        entities=redact_value(draft.entities, screening, label=True),
+        context=redact_value(draft.context, screening),
+        source=redact_value(draft.source, screening),
+        subject=redact_value(draft.subject, screening, label=True),
+        session_id=redact_value(draft.session_id, screening, label=True),
+        metadata=redact_value(draft.metadata, screening),
     )
+    return cleaned, screening
+
+
+def flag_draft(draft: MemoryDraft, screening: Screening) -> None:
+    """Instruction-like content and hidden Unicode in what a reader of the (redacted) memory sees."""
     readable = "\n".join(part for part in (draft.content, draft.context or "", draft.source or "") if part)
     screening.flags = inspect(readable)
-    return cleaned, screening
