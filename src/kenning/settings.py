@@ -154,7 +154,11 @@ class QuotaSettings(_Section):
         description="Identical or near-duplicate writes per writer per minute (0: no limit).",
     )
     results_per_writer: int = Field(
-        default=0, ge=0, le=100, description="Most memories of one writer in a single recall (0: no cap)."
+        default=4,
+        ge=0,
+        le=100,
+        description="In one recall, a writer's results past this many rank after every other writer's, so a "
+        "flood from one agent cannot fill the top (0: off). With a single writer nothing changes.",
     )
 
 

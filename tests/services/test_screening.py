@@ -208,7 +208,9 @@ def test_writes_per_minute_are_capped_per_writer(make_app: Callable[..., Kenning
     assert app.remember(other, MemoryDraft(content="a different writer is not limited")).status == "stored"
 
 
-def test_recall_caps_results_per_writer_when_configured(make_app: Callable[..., Kenning]) -> None:
+def test_recall_ranks_a_writers_results_past_the_cap_after_the_others(
+    make_app: Callable[..., Kenning],
+) -> None:
     app = make_app()
     loud, quiet = Caller(CALLER.namespace, "loud"), Caller(CALLER.namespace, "quiet")
     for index in range(6):
@@ -216,4 +218,18 @@ def test_recall_caps_results_per_writer_when_configured(make_app: Callable[..., 
     app.remember(quiet, MemoryDraft(content="Kafka tuning: raise the fetch size"))
     app.deps = replace(app.deps, quotas=Quotas(results_per_writer=2))
     writers = [h.record.agent_id for h in app.recall(CALLER, RecallRequest(query="kafka tuning")).hits]
-    assert writers.count("loud") == 2 and "quiet" in writers
+    assert writers[:3].count("loud") == 2 and "quiet" in writers[:3] and writers.count("loud") == 6
+
+
+def test_the_writer_cap_changes_nothing_when_one_writer_wrote_everything(
+    make_app: Callable[..., Kenning],
+) -> None:
+    app = make_app()
+    for index in range(8):
+        app.remember(CALLER, MemoryDraft(content=f"Kafka tuning tip number {index}"))
+    capped = app.recall(CALLER, RecallRequest(query="kafka tuning"))
+    app.deps = replace(app.deps, quotas=Quotas(results_per_writer=0))
+    uncapped = app.recall(CALLER, RecallRequest(query="kafka tuning"))
+    assert len(capped.hits) == 8 and [h.record.id for h in capped.hits] == [
+        h.record.id for h in uncapped.hits
+    ]

@@ -77,7 +77,7 @@ class Quotas:
 
     writes_per_minute: int = 0
     repeats_per_minute: int = 0  # identical or near-duplicate writes: the shape of a flood on one topic
-    results_per_writer: int = 0  # most memories of one writer in a single recall
+    results_per_writer: int = 4  # a writer's results past this many rank after everyone else's
 
 
 @dataclass(frozen=True, slots=True)

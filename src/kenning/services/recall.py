@@ -512,16 +512,17 @@ def _lift(lifts: dict[str, tuple[float, str]], item: str, value: float, channel:
 
 
 def _cap_per_writer(order: list[str], records: dict[str, MemoryRecord], cap: int) -> list[str]:
-    """Keep at most `cap` memories of any one writer, so no single agent can crowd out the others."""
+    """A writer's memories beyond its first `cap` go after everyone else's, so that no single agent
+    (a flood of paraphrases) crowds the others out of the top; with one writer the order is unchanged."""
     seen: dict[str, int] = {}
-    kept = []
+    kept: list[str] = []
+    overflow: list[str] = []
     for item in order:
         record = records.get(item)
         writer = record.agent_id if record is not None else ""
-        if seen.get(writer, 0) < cap:
-            seen[writer] = seen.get(writer, 0) + 1
-            kept.append(item)
-    return kept
+        seen[writer] = seen.get(writer, 0) + 1
+        (kept if seen[writer] <= cap else overflow).append(item)
+    return kept + overflow
 
 
 def _page(

@@ -88,4 +88,3 @@ def _bounded(model: Any, text: str, limit: int, *, is_query: bool) -> str:
     prefix = text[:cut]
     space = prefix.rfind(" ", max(0, cut - 40))
     return prefix[:space] if space > 0 and cut < len(text) else prefix
-
