@@ -83,3 +83,17 @@ def test_a_conflict_cannot_be_judged_against_a_writer_the_judge_may_not_override
     assert app.get(ALICE, older.record.id).state.value == "active"
     resolved = app.resolve_conflict(ALICE, conflict, "supersede", winner=older.record.id)
     assert resolved.superseded == [newer.record.id]
+
+
+def test_another_writers_memory_cannot_be_purged_and_a_protected_one_not_archived(app: Kenning) -> None:
+    stated = app.remember(
+        ALICE, MemoryDraft(content="Prod deploys freeze on Fridays", trust="user_stated")
+    ).record
+    plain = app.remember(ALICE, MemoryDraft(content="The wiki moved to Confluence")).record
+    with pytest.raises(Forbidden):
+        app.forget(MALLORY, plain.id, mode="purge", confirm=True)
+    with pytest.raises(Forbidden):
+        app.forget(MALLORY, stated.id)
+    assert app.forget(MALLORY, plain.id).action == "archived"
+    assert app.get(ALICE, stated.id).state.value == "active"
+    assert app.forget(ALICE, stated.id, mode="purge", confirm=True).action == "purged"

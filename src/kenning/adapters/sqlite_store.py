@@ -138,9 +138,9 @@ class SqliteStore:
                 self._words_removed = False
 
     def _scrub(self) -> None:
-        """After words left the store (a purge, new content): merge the full-text segments so that no
-        index keeps the old words, and checkpoint the WAL so that its old page images go too. A
-        failure here loses nothing (the words are already unreachable) and is retried next time."""
+        """After words were removed on request (a purge, new content): merge the full-text segments so
+        that no index keeps the old words, and checkpoint the WAL so that its old page images go too. A
+        failure here loses nothing (the words are already unreachable); the next removal merges again."""
         try:
             for table in _FTS_TABLES:
                 self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
@@ -302,10 +302,12 @@ class SqliteStore:
             self._delete_in(conn, int(row[0]), memory_id)
             self._bump_vector_epoch(conn)
             self._append_audit(conn, audit)
+            # Someone asked for this memory to be gone (a purge, a review's delete): its words too.
+            # Maintenance's own deletions and merges leave the segments to SQLite's automerge.
+            self._words_removed = True
 
     def _delete_in(self, conn: sqlite3.Connection, seq: int, memory_id: str) -> None:
         """A record and everything derived from it; the caller bumps the vector epoch and audits."""
-        self._words_removed = True
         conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
         conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
         conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (memory_id, memory_id))

@@ -512,17 +512,21 @@ def _lift(lifts: dict[str, tuple[float, str]], item: str, value: float, channel:
 
 
 def _cap_per_writer(order: list[str], records: dict[str, MemoryRecord], cap: int) -> list[str]:
-    """A writer's memories beyond its first `cap` go after everyone else's, so that no single agent
-    (a flood of paraphrases) crowds the others out of the top; with one writer the order is unchanged."""
+    """Within the first RECALL_LIMIT_MAX positions (the same for every page, so paging stays one
+    ranking), a writer's memories beyond its first `cap` go after everyone else's there: no single
+    agent (a flood of paraphrases) crowds the others out of the top. With one writer nothing moves."""
+    window = order[: limits.RECALL_LIMIT_MAX]
+    writers = [records[item].agent_id if item in records else None for item in window]
+    if len({w for w in writers if w is not None}) < 2:
+        return order
     seen: dict[str, int] = {}
     kept: list[str] = []
     overflow: list[str] = []
-    for item in order:
-        record = records.get(item)
-        writer = record.agent_id if record is not None else ""
-        seen[writer] = seen.get(writer, 0) + 1
-        (kept if seen[writer] <= cap else overflow).append(item)
-    return kept + overflow
+    for item, writer in zip(window, writers, strict=True):
+        if writer is not None:
+            seen[writer] = seen.get(writer, 0) + 1
+        (overflow if writer is not None and seen[writer] > cap else kept).append(item)
+    return kept + overflow + order[limits.RECALL_LIMIT_MAX :]
 
 
 def _page(

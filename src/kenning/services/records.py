@@ -26,7 +26,7 @@ from kenning.core.validation import (
 )
 from kenning.ports.store import StoredVector
 from kenning.services.deps import Caller, Deps
-from kenning.services.provenance import cap_trust, check_may_edit, check_may_release
+from kenning.services.provenance import cap_trust, check_may_edit, check_may_release, check_may_supersede
 
 # States a caller may set directly. Superseding and quarantine have their own operations.
 _SETTABLE_STATES = (MemoryState.ACTIVE, MemoryState.ARCHIVED, MemoryState.DEPRECATED)
@@ -334,6 +334,8 @@ def forget(
     # The audit log keeps a reason forever: no secret in it, found as written.
     reason = check_optional_text(redact_value(reason, Screening()), "reason", limits.SOURCE_MAX_CHARS)
     current = get(deps, caller, memory_id)
+    # Archiving another writer's memory is replacing it with nothing; purging it is an edit.
+    (check_may_edit if mode == "purge" else check_may_supersede)(caller, current)
     now = deps.clock.now()
     if mode == "purge":
         if confirm is not True:
