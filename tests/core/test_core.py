@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -172,3 +174,22 @@ def test_without_names_removes_named_subjects_and_possessives_but_never_everythi
     assert without_names("Where did MELANIE go", ["melanie"]) == "Where did go"
     assert without_names("Melanie?", ["melanie"]) == "Melanie?"
     assert without_names("Melanies plan", ["melanie"]) == "Melanies plan"
+
+
+@pytest.mark.parametrize("hidden", ["\x1b", "\u200b", "\u202e", "\U000e0041", "\x00", "\ufeff"])
+def test_a_label_with_a_control_bidi_or_invisible_character_is_refused_by_name(hidden: str) -> None:
+    from kenning.core.errors import InvalidInput
+    from kenning.core.validation import check_entities, check_tags
+
+    for check, field in ((check_tags, "tags[1]"), (check_entities, "entities[1]")):
+        with pytest.raises(InvalidInput, match=rf"{re.escape(field)}: must not contain control, bidi"):
+            check(["fine", f"ba{hidden}d"])
+    assert check_entities(["می\u200cخواهم"]) == ["می\u200cخواهم"]  # a Persian joiner is legitimate
+
+
+def test_context_and_source_refuse_nul() -> None:
+    from kenning.core.errors import InvalidInput
+    from kenning.core.validation import check_optional_text
+
+    with pytest.raises(InvalidInput, match="context: must not contain NUL"):
+        check_optional_text("before\x00after", "context", 100)

@@ -138,3 +138,11 @@ def test_remember_reports_conflicts_supersedes_and_screening(tmp_path: Path) -> 
     assert "quarantined" in planted.stderr
     missing = run(db, "remember", "Replaces nothing", "--supersedes", "01J0000000000000000000000Z")
     assert missing.returncode == 1 and "not_found" in missing.stderr
+
+
+def test_recall_shows_a_stored_escape_sequence_instead_of_sending_it_to_the_terminal(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    assert run(db, "remember", "Build log said \x1b[2J\x1b[31mFAILED\x1b[0m twice").returncode == 0
+    found = run(db, "recall", "build log failed")
+    assert found.returncode == 0, found.stderr
+    assert "\x1b" not in found.stdout and "\\u001b[31mFAILED" in found.stdout

@@ -41,6 +41,24 @@ class MemoryDraft:
     pinned: bool = False
 
 
+# Characters a label must not carry: controls, bidi overrides and isolates, invisible separators and
+# tag characters (a label shows in lists and filters, where they hide or reorder what a reader sees).
+# Joiners (U+200C, U+200D) stay: Persian, Indic scripts and emoji need them.
+_HIDDEN_IN_LABEL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def _check_visible(label: str, field_name: str) -> None:
+    found = _HIDDEN_IN_LABEL.search(label)
+    if found is not None:
+        raise InvalidInput(
+            field_name,
+            f"must not contain control, bidi or invisible characters (U+{ord(found.group(0)):04X} at "
+            f"position {found.start()})",
+        )
+
+
 def check_content(value: str, field_name: str = "content") -> str:
     if not isinstance(value, str):
         raise InvalidInput(field_name, "must be a string")
@@ -96,6 +114,7 @@ def _check_labels(
         if not isinstance(raw, str):
             raise InvalidInput(f"{field_name}[{index}]", "must be a string")
         label = normalize(raw)
+        _check_visible(label, f"{field_name}[{index}]")
         if lower:
             label = label.lower()
         if not label:
@@ -139,6 +158,8 @@ def check_optional_text(value: str | None, field_name: str, max_chars: int) -> s
         raise InvalidInput(
             field_name, f"is {len(text)} characters; the limit is {max_chars}", limit=max_chars
         )
+    if "\x00" in text:
+        raise InvalidInput(field_name, "must not contain NUL characters")
     return text
 
 

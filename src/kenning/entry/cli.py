@@ -14,6 +14,7 @@ from kenning import __version__
 from kenning.entry.cli_bench import bench
 from kenning.entry.cli_common import errors as _errors
 from kenning.entry.cli_common import fail as _fail
+from kenning.entry.cli_common import printable
 from kenning.settings import Settings, load_settings
 
 _T = TypeVar("_T")
@@ -265,7 +266,8 @@ def recall(
             return
         for hit in out.results:
             why = ", ".join(f"{c.channel}#{c.rank}" for c in hit.why)
-            click.echo(f"{hit.memory.id}  {hit.score:.4f}  [{hit.memory.type}] {hit.memory.content}  ({why})")
+            content = printable(hit.memory.content)
+            click.echo(f"{hit.memory.id}  {hit.score:.4f}  [{hit.memory.type}] {content}  ({why})")
         if not out.results:
             click.echo("no memories found", err=True)
         if out.next_offset is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,6 +10,13 @@ from contextlib import contextmanager
 import click
 
 from kenning.core.errors import KenningError
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """Text for a terminal: a stored escape sequence or bidi override is shown as \\uXXXX, never run."""
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def fail(message: str) -> None:
