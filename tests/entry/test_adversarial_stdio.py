@@ -197,3 +197,20 @@ def test_four_byte_characters_count_as_characters_at_the_limit(server: RawServer
     assert "16000" in server.error_text("remember", {"content": "😀" * 16_001})
     server.call("forget", {"id": at_limit["structuredContent"]["id"], "mode": "purge", "confirm": True})
     assert server.memories() == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("remember", {"content": "coerced importance", "importance": "0.9"}, "importance"),
+        ("forget", {"id": "01J00000000000000000000000", "confirm": "true", "mode": "purge"}, "confirm"),
+        ("update", {"id": "01J00000000000000000000000", "version": True, "content": "x"}, "version"),
+        ("recall", {"query": "fact", "limit": "5"}, "limit"),
+    ],
+)
+def test_a_number_or_flag_of_the_wrong_type_is_refused_not_coerced(
+    server: RawServer, tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    before = server.memories()
+    assert field in server.error_text(tool, arguments)
+    assert server.memories() == before
