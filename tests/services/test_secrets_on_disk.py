@@ -87,6 +87,32 @@ def test_no_labelled_secret_reaches_any_file_from_any_field(app: Kenning, tmp_pa
     assert not leaked
 
 
+def test_no_labelled_secret_reaches_any_file_through_an_update(app: Kenning, tmp_path: Path) -> None:
+    items = _items()
+    updated = 0
+    refusals: list[str] = []
+    for index, item in enumerate(items):
+        text = str(item["text"])
+        label = f"{re.sub(r'[^a-z0-9]+', '_', str(item['kind']).lower())}:{item['secrets'][0]}"  # type: ignore[index]
+        memory = app.remember(CALLER, MemoryDraft(content=f"rotated credential number {index}")).record
+        tags = [label] if len(label) <= 64 else ["rotated"]
+        patch = MemoryPatch(content=text, context=text, source=text, tags=tags, metadata={"pasted": text})
+        try:
+            updated += app.update(CALLER, memory.id, 1, patch).record.version == 2
+        except InvalidInput as exc:  # hidden Unicode in the text: an update refuses it outright
+            refusals.append(exc.message)
+    assert updated >= 0.9 * len(items)  # nearly every update landed, redacted
+    assert all("hides Unicode" in message for message in refusals)
+    files = _files(tmp_path, app)
+    leaked = {
+        secret: names
+        for item in items
+        for secret in item["secrets"]  # type: ignore[attr-defined]
+        if (names := _leaks(str(secret), files))
+    }
+    assert not leaked
+
+
 def test_an_update_and_a_purge_leave_no_trace_of_the_old_words(app: Kenning, tmp_path: Path) -> None:
     rewritten = app.remember(CALLER, MemoryDraft(content="The staging relay is zorbulon7quax")).record
     purged = app.remember(CALLER, MemoryDraft(content="The vault phrase is quintzephyr42")).record
