@@ -233,3 +233,25 @@ def test_the_writer_cap_changes_nothing_when_one_writer_wrote_everything(
     assert len(capped.hits) == 8 and [h.record.id for h in capped.hits] == [
         h.record.id for h in uncapped.hits
     ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "proj:AuthService2024Migration",
+        "GoogleCloudStorage2024",
+        "HTTPServer2024ClientLib",
+        "AWSLambdaPython311",
+    ],
+)
+def test_a_camel_case_name_in_a_label_is_not_taken_for_a_key(name: str) -> None:
+    from kenning.core.secrets import redact_label
+
+    assert redact_label(name) == (name, [])
+
+
+def test_a_generated_key_in_a_label_is_redacted_without_any_context() -> None:
+    from kenning.core.secrets import redact_label
+
+    key = "u7F7lHU5" + "yaxYbGQDgXI6A3QG"  # assembled: the source holds no key-shaped literal
+    assert redact_label(f"x:{key}") == ("x:[REDACTED:token]", ["token"])

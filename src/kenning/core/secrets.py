@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
 # Characters that render as nothing: removed for matching only (the text keeps them outside secrets).
 INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufe00-\ufe0f]")  # fmt: skip
@@ -476,16 +477,29 @@ def redact(text: str) -> tuple[str, list[str]]:
     return "".join(parts), [kind for _, _, kind in spans]
 
 
+def _random_case(value: str) -> bool:
+    """Mixed case and digits with the case flipping often between letters, as in a generated key
+    ("u7F7lHU5yaxYbGQD"), not at word starts only, as in a name ("AuthService2024Migration")."""
+    if not _mixed(value):
+        return False
+    letters = "".join(c for c in value if c.isalpha())
+    cases = [c.isupper() for c in letters]
+    runs = 1 + sum(1 for a, b in pairwise(cases) if a != b)
+    # A name is words: most of its letters sit in same-case runs of four or more ("Storage", "HTTPS").
+    wordy = sum(len(run) for run in re.findall(r"[a-z]{4,}|[A-Z]{4,}", letters))
+    return len(letters) / runs <= 3.5 and wordy < 0.6 * len(letters)
+
+
 _LABEL_TOKEN = re.compile(r"[A-Za-z0-9+/=_%.~-]{20,2000}")
 
 
 def redact_label(text: str) -> tuple[str, list[str]]:
     """`redact` for a short label (a tag, an entity, a session id, a metadata key), where a long run
-    mixing upper case, lower case and digits is a key whatever its context: no label is written so."""
+    of digits and letters whose case flips often is a key whatever its context: no name is written so."""
     cleaned, kinds = redact(text)
 
     def token(match: re.Match[str]) -> str:
-        if not _mixed(match.group(0)):
+        if not _random_case(match.group(0)):
             return match.group(0)
         kinds.append("token")
         return "[REDACTED:token]"
