@@ -97,3 +97,14 @@ def test_another_writers_memory_cannot_be_purged_and_a_protected_one_not_archive
     assert app.forget(MALLORY, plain.id).action == "archived"
     assert app.get(ALICE, stated.id).state.value == "active"
     assert app.forget(ALICE, stated.id, mode="purge", confirm=True).action == "purged"
+
+
+def test_latest_wins_never_replaces_a_pinned_memory_of_another_writer(make_app) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    app = make_app()
+    app.deps = replace(app.deps, conflicts=replace(app.deps.conflicts, default="latest_wins"))
+    pinned = app.remember(ALICE, MemoryDraft(content="The API listens on port 8080", pinned=True)).record
+    newer = app.remember(MALLORY, MemoryDraft(content="The API listens on port 9090"))
+    assert app.get(ALICE, pinned.id).state.value == "active"
+    assert newer.superseded == [] and newer.conflicts, "shown as a conflict instead"

@@ -40,6 +40,15 @@ def check_may_edit(caller: Caller, record: MemoryRecord) -> None:
         )
 
 
+def may_replace(caller: Caller, record: MemoryRecord) -> bool:
+    """Whether `check_may_supersede` would let this caller replace the record (latest_wins asks)."""
+    try:
+        check_may_supersede(caller, record)
+    except Forbidden:
+        return False
+    return True
+
+
 def check_may_supersede(caller: Caller, record: MemoryRecord) -> None:
     if owns(caller, record):
         return

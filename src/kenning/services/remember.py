@@ -35,7 +35,7 @@ from kenning.ports.embedder import Vector
 from kenning.ports.store import StoredVector
 from kenning.services.consistency import Assessment, assess, conflict_evidence, edges_for_new, supersede
 from kenning.services.deps import Caller, Deps
-from kenning.services.provenance import cap_trust, check_may_supersede, owns
+from kenning.services.provenance import cap_trust, check_may_supersede, may_replace, owns
 from kenning.services.records import check_id, close_conflict
 from kenning.services.screening import Screening, flag_draft, redact_draft
 
@@ -250,7 +250,7 @@ def _settle(
             continue  # this pair was shown before: never ask twice
         # latest_wins decides alone only on decisive evidence from a writer no less trusted; anything
         # weaker is shown to the caller as under `ask`.
-        if policy == "latest_wins" and details["latest_wins_eligible"]:
+        if policy == "latest_wins" and details["latest_wins_eligible"] and may_replace(caller, old):
             supersede(deps, caller, old.id, record.id, reason="latest_wins policy", judging=conflict_id)
             close_conflict(
                 deps,
