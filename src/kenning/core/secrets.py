@@ -40,15 +40,28 @@ class Detector:
     check: str = ""  # "" | "value" (not a placeholder, looks like a secret) | "luhn"
 
 
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    """A detector before its pattern is compiled (compiling all of them at import would cost every
+    process that never redacts, such as a CLI `--help`, tens of milliseconds)."""
+
+    kind: str
+    pattern: str
+    flags: int
+    group: int | str
+    token: bool
+    check: str
+
+
 def _d(
     kind: str, pattern: str, group: int | str = 0, *, token: bool = False, check: str = "", flags: int = 0
-) -> Detector:
-    return Detector(kind, re.compile(pattern, flags), group, token, check)
+) -> _Spec:
+    return _Spec(kind, pattern, flags, group, token, check)
 
 
 _B64 = "A-Za-z0-9+/"
 # fmt: off
-_OURS: tuple[Detector, ...] = (
+_OURS: tuple[_Spec, ...] = (
     _d("private_key", r"-----BEGIN (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]{1,12} ){0,4}PRIVATE KEY(?: BLOCK)?-----|\Z)"),
     _d("putty_key", r"PuTTY-User-Key-File-\d{1,2}:[\s\S]*?(?:Private-MAC:[ \t]*[0-9a-fA-F]{1,128}|\Z)"),
     _d("anthropic_key", r"\bsk-ant-[A-Za-z0-9_-]{20,400}", token=True),
@@ -116,10 +129,16 @@ _SECRET_NAME = (
     r"admin|root|webhook|deploy|ssh|gpg|api|subscription|storage|sas)[_-]?key|cred(?:s|entials?)?\b|"
     r"auth[_-]?(?:token|code|key|secret)|authorization|salt|pin|dsn|cookie)"
 )
-_ASSIGNMENT = re.compile(
-    rf"(?i:{_SECRET_NAME})[A-Za-z0-9_.-]{{0,30}}[\"'\]]?\s{{0,3}}(?::=|=>|[:=])\s{{0,3}}"
-    r"(?:\"(?P<dq>[^\"\n]{4,400})\"|'(?P<sq>[^'\n]{4,400})'|`(?P<bq>[^`\n]{4,400})`|(?P<bare>[^\s\"',;&<>)\]}]{6,400}))"
-)
+
+
+@cache
+def _assignment() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?i:{_SECRET_NAME})[A-Za-z0-9_.-]{{0,30}}[\"'\]]?\s{{0,3}}(?::=|=>|[:=])\s{{0,3}}"
+        r"(?:\"(?P<dq>[^\"\n]{4,400})\"|'(?P<sq>[^'\n]{4,400})'|`(?P<bq>[^`\n]{4,400})`|(?P<bare>[^\s\"',;&<>)\]}]{6,400}))"
+    )
+
+
 # "the password is …" in prose: English, Chinese, Japanese, Korean, Spanish, German, French, Russian,
 # Portuguese, with the value plain, quoted or in brackets.
 _PROSE_NAME = (
@@ -128,24 +147,32 @@ _PROSE_NAME = (
     r"密码|口令|密碼|パスワード|暗証番号|비밀번호|암호|contraseña|clave|passwort|kennwort|mot de passe|"
     r"пароль|пароля|senha|palavra-passe)"
 )
-_PROSE = re.compile(
-    rf"(?i:{_PROSE_NAME})(?![a-z])(?:\s[^\s:：=]{{1,30}}){{0,5}}?"
-    r"(?:\s{1,3}(?:is|was|are|now|set to|to|changed to|es|era|ahora|ist|lautet|war|est|était)(?![a-zà-ÿ])"
-    r"|\s{0,3}(?:[—–:：=]|-(?=\s))|\s{0,3}(?:是|为|為|改成|改为|设为|は|が|を|는|은|이)){1,3}\s{0,3}"
-    r"[\"'`“‘「『(\[«]?\s?(?P<bare>[!#-&(-~]{4,200})"
-)
-_PLACEHOLDER = re.compile(
-    r"^(?:<[^>]*>|\$\{?[\w.-]*\}?|\{\{[^}]*\}\}|%\(?\w*\)?s?|\*+|x+|X+|\.\.\.|…|changeme|example\w*|"
-    r"your[-_ ]?\w+|\[?redacted\b.*|none|null|true|false|required|optional|string|secret|password|"
-    r"replace[-_]?me|todo|tbd|fixme|dummy|sample|placeholder|insert[-_]?\w*|put[-_]?\w*[-_]?here|(?:ssh|ecdsa|sk)-[\w@.-]+|"
-    r"env\[[^\]]*\]|os\.environ.*|process\.env.*)$",
-    re.IGNORECASE,
-)
+
+
+@cache
+def _prose() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?i:{_PROSE_NAME})(?![a-z])(?:\s[^\s:：=]{{1,30}}){{0,5}}?"
+        r"(?:\s{1,3}(?:is|was|are|now|set to|to|changed to|es|era|ahora|ist|lautet|war|est|était)(?![a-zà-ÿ])"
+        r"|\s{0,3}(?:[—–:：=]|-(?=\s))|\s{0,3}(?:是|为|為|改成|改为|设为|は|が|を|는|은|이)){1,3}\s{0,3}"
+        r"[\"'`“‘「『(\[«]?\s?(?P<bare>[!#-&(-~]{4,200})"
+    )
+
+
+@cache
+def _placeholder() -> re.Pattern[str]:
+    return re.compile(
+        r"^(?:<[^>]*>|\$\{?[\w.-]*\}?|\{\{[^}]*\}\}|%\(?\w*\)?s?|\*+|x+|X+|\.\.\.|…|changeme|example\w*|"
+        r"your[-_ ]?\w+|\[?redacted\b.*|none|null|true|false|required|optional|string|secret|password|"
+        r"replace[-_]?me|todo|tbd|fixme|dummy|sample|placeholder|insert[-_]?\w*|put[-_]?\w*[-_]?here|(?:ssh|ecdsa|sk)-[\w@.-]+|"
+        r"env\[[^\]]*\]|os\.environ.*|process\.env.*)$",
+        re.IGNORECASE,
+    )
 
 
 def _value_ok(value: str) -> bool:
     """An assigned value that could be a secret: not a placeholder, not a word of prose."""
-    if _PLACEHOLDER.match(value) or "[REDACTED:" in value or value.startswith("["):
+    if _placeholder().match(value) or "[REDACTED:" in value or value.startswith("["):
         return False
     return (
         any(c.isdigit() for c in value)
@@ -298,8 +325,10 @@ def _library() -> tuple[Detector, ...]:
     return tuple(found)
 
 
+@cache
 def detectors() -> tuple[Detector, ...]:
-    return (*_library(), *_OURS)
+    ours = (Detector(s.kind, re.compile(s.pattern, s.flags), s.group, s.token, s.check) for s in _OURS)
+    return (*_library(), *ours)
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,7 +384,7 @@ def _secret_span(match: re.Match[str], group: int | str) -> tuple[int, int]:
 
 
 def _assigned(view: str, lowered: str) -> Iterator[tuple[int, int, str]]:
-    for pattern, hints in ((_ASSIGNMENT, _ASSIGNMENT_HINTS), (_PROSE, _PROSE_HINTS)):
+    for pattern, hints in ((_assignment(), _ASSIGNMENT_HINTS), (_prose(), _PROSE_HINTS)):
         if not any(hint in lowered for hint in hints):
             continue
         kind = "password"
@@ -393,7 +422,9 @@ def find(text: str) -> list[tuple[int, int, str]]:
     return _merge(found)
 
 
-_COLUMN_NAME = re.compile(rf"(?i)[\s\"'`*]*(?:[A-Za-z0-9]+[_ -])?{_SECRET_NAME}[\s\"'`*]*")
+@cache
+def _column_name() -> re.Pattern[str]:
+    return re.compile(rf"(?i)[\s\"'`*]*(?:[A-Za-z0-9]+[_ -])?{_SECRET_NAME}[\s\"'`*]*")
 
 
 def _columns(text: str) -> Iterator[tuple[int, int, str]]:
@@ -414,7 +445,7 @@ def _columns(text: str) -> Iterator[tuple[int, int, str]]:
                 continue
             if header is None or len(cells) != width:
                 named = [
-                    i for i, cell in enumerate(cells) if len(cell) <= 40 and _COLUMN_NAME.fullmatch(cell)
+                    i for i, cell in enumerate(cells) if len(cell) <= 40 and _column_name().fullmatch(cell)
                 ]
                 header, width = (named, len(cells)) if named else (None, 0)
                 continue

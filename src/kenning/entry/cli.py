@@ -95,9 +95,6 @@ def serve(ctx: Ctx) -> None:
         # Load the model while the client handshakes, so the first recall does not pay for it; then check
         # the store in full, so damage shows in status without slowing `initialize`.
         app.deps.embeddings.embedder()
-        from kenning.core.secrets import detectors
-
-        detectors()  # detect-secrets' plugins load here, not in the first write
         app.check_store()
 
     threading.Thread(target=warm_up, name="kenning-warmup", daemon=True).start()
