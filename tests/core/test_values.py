@@ -45,6 +45,8 @@ def canonical(text: str) -> list[str]:
         ("14 June", "June 14"),
         ("9 月 30 日", "9月30日"),
         ("fünfundzwanzig", "25"),
+        ("100 requests per month", "每月100次请求"),
+        ("100건 per month", "월당 100건"),
     ],
 )
 def test_the_same_value_written_two_ways_reads_the_same(first: str, second: str) -> None:
