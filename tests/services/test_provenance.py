@@ -3,6 +3,8 @@ identity would try them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from kenning.core.errors import Forbidden, InvalidInput
@@ -99,7 +101,9 @@ def test_another_writers_memory_cannot_be_purged_and_a_protected_one_not_archive
     assert app.forget(ALICE, stated.id, mode="purge", confirm=True).action == "purged"
 
 
-def test_latest_wins_never_replaces_a_pinned_memory_of_another_writer(make_app) -> None:  # type: ignore[no-untyped-def]
+def test_latest_wins_never_replaces_a_pinned_memory_of_another_writer(
+    make_app: Callable[..., Kenning],
+) -> None:
     from dataclasses import replace
 
     app = make_app()

@@ -9,6 +9,7 @@ import json
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from kenning.services.records import MemoryPatch
 _SET = Path(__file__).parents[1] / "data" / "secrets_dev.json"
 
 
-def _items() -> list[dict[str, object]]:
+def _items() -> list[dict[str, Any]]:
     return [item for item in json.loads(_SET.read_text(encoding="utf-8"))["items"] if item["secrets"]]
 
 
@@ -54,7 +55,7 @@ def _leaks(secret: str, files: dict[str, bytes]) -> list[str]:
 
 
 def test_the_development_set_has_at_least_sixty_secrets() -> None:
-    assert sum(len(item["secrets"]) for item in _items()) >= 60  # type: ignore[arg-type]
+    assert sum(len(item["secrets"]) for item in _items()) >= 60
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_no_labelled_secret_reaches_any_file_from_any_field(app: Kenning, tmp_pa
     for index, item in enumerate(items):
         text = str(item["text"])
         # A label field holds one short value: the secret under the name of its kind ("gitlab_token:…").
-        labels = [f"{re.sub(r'[^a-z0-9]+', '_', str(item['kind']).lower())}:{s}" for s in item["secrets"]]  # type: ignore[attr-defined]
+        labels = [f"{re.sub(r'[^a-z0-9]+', '_', str(item['kind']).lower())}:{s}" for s in item["secrets"]]
         draft = MemoryDraft(content=f"note {index} about credentials")
         if field in ("content", "context", "source"):
             setattr(draft, field, text)
@@ -79,10 +80,7 @@ def test_no_labelled_secret_reaches_any_file_from_any_field(app: Kenning, tmp_pa
             app.remember(CALLER, draft)
     files = _files(tmp_path, app)
     leaked = {
-        secret: names
-        for item in items
-        for secret in item["secrets"]  # type: ignore[attr-defined]
-        if (names := _leaks(str(secret), files))
+        secret: names for item in items for secret in item["secrets"] if (names := _leaks(str(secret), files))
     }
     assert not leaked
 
@@ -93,7 +91,7 @@ def test_no_labelled_secret_reaches_any_file_through_an_update(app: Kenning, tmp
     refusals: list[str] = []
     for index, item in enumerate(items):
         text = str(item["text"])
-        label = f"{re.sub(r'[^a-z0-9]+', '_', str(item['kind']).lower())}:{item['secrets'][0]}"  # type: ignore[index]
+        label = f"{re.sub(r'[^a-z0-9]+', '_', str(item['kind']).lower())}:{item['secrets'][0]}"
         memory = app.remember(CALLER, MemoryDraft(content=f"rotated credential number {index}")).record
         tags = [label] if len(label) <= 64 else ["rotated"]
         patch = MemoryPatch(content=text, context=text, source=text, tags=tags, metadata={"pasted": text})
@@ -105,10 +103,7 @@ def test_no_labelled_secret_reaches_any_file_through_an_update(app: Kenning, tmp
     assert all("hides Unicode" in message for message in refusals)
     files = _files(tmp_path, app)
     leaked = {
-        secret: names
-        for item in items
-        for secret in item["secrets"]  # type: ignore[attr-defined]
-        if (names := _leaks(str(secret), files))
+        secret: names for item in items for secret in item["secrets"] if (names := _leaks(str(secret), files))
     }
     assert not leaked
 
