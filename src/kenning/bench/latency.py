@@ -170,6 +170,7 @@ def run_latency_bench(
                 f"dated p50 {row['dated_recall_p50_ms']} ms, p95 {row['dated_recall_p95_ms']} ms; "
                 f"peak RSS {row['peak_rss_mb']} MB"
             )
+        worst = _worst_case(app, caller, recall_p95_ms=rows[-1]["recall_p95_ms"] if rows else 0.0, echo=echo)
         app.close()
     cold = measure_cold_start(5, embedder)
     cold_start = {
@@ -183,6 +184,7 @@ def run_latency_bench(
         "samples": samples,
         "sizes": rows,
         "cold_start_s": cold_start,
+        "worst_case": worst,
         "peak_rss_mb": round(_peak_rss_mb(), 1),
     }
     echo(
@@ -194,6 +196,69 @@ def run_latency_bench(
     if json_path is not None:
         json_path.write_text(json.dumps(result, indent=2))
     return result
+
+
+_LONG_WRITES = {
+    "16k snake_case": "a_" * 8000,
+    "16k prose": (
+        "The deploy pipeline runs integration tests against staging before promoting a build. " * 200
+    )[:16_000],
+    "16k a- runs": "a-" * 8000,
+    "16k Chinese": ("部署流水线在推广构建之前针对预发环境运行集成测试。" * 700)[:16_000],
+}
+_LONG_QUERIES = {
+    "2k prose": ("which database does the billing service use and who owns it " * 40)[:2000],
+    "2k Chinese": ("计费服务使用哪个数据库以及谁负责维护它" * 120)[:2000],
+    "2k snake_case": "a_" * 1000,
+}
+
+
+def _worst_case(
+    app: Kenning, caller: Caller, *, recall_p95_ms: float, echo: Callable[[str], None]
+) -> dict[str, Any]:
+    """The longest inputs the limits allow, one at a time, then again while another client recalls."""
+    import threading
+
+    writes = {}
+    for name, text in _LONG_WRITES.items():
+        start = time.perf_counter()
+        app.remember(caller, MemoryDraft(content=text))
+        writes[name] = round((time.perf_counter() - start) * 1000, 1)
+    queries = {}
+    for name, text in _LONG_QUERIES.items():
+        start = time.perf_counter()
+        app.recall(caller, RecallRequest(query=text, limit=10))
+        queries[name] = round((time.perf_counter() - start) * 1000, 1)
+    other = Caller(namespace=caller.namespace, agent_id="other-client")
+
+    def heavy() -> None:
+        for index, text in enumerate(_LONG_WRITES.values()):
+            app.remember(caller, MemoryDraft(content=f"{index} {text}"[:16_000]))
+        for text in _LONG_QUERIES.values():
+            app.recall(caller, RecallRequest(query=text, limit=10))
+
+    worker = threading.Thread(target=heavy)
+    worker.start()
+    during: list[float] = []
+    index = 0
+    while worker.is_alive():
+        during += _timed_recalls(app, other, [query_text(index)])
+        index += 1
+    worker.join()
+    found = {
+        "remember_ms": writes,
+        "recall_ms": queries,
+        "other_recall_during_p95_ms": round(percentile(during, 0.95), 1) if during else None,
+        "other_recall_during_max_ms": round(max(during), 1) if during else None,
+        "other_recall_normal_p95_ms": recall_p95_ms,
+    }
+    echo(f"worst-case remember (ms): {writes}")
+    echo(f"worst-case recall (ms): {queries}")
+    echo(
+        f"another client's recall while they run: p95 {found['other_recall_during_p95_ms']} ms, "
+        f"max {found['other_recall_during_max_ms']} ms (normal p95 {recall_p95_ms} ms)"
+    )
+    return found
 
 
 def markdown_table(result: dict[str, Any]) -> str:
