@@ -46,14 +46,6 @@ class Pair:
         return DECISION[self.label]
 
 
-def default_pairs_path() -> Path | None:
-    for base in (Path.cwd(), *Path.cwd().parents):
-        candidate = base / "tests" / "data" / "write_pairs.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def load_pairs(path: Path) -> list[Pair]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return [Pair(p["id"], p["lang"], p["first"], p["second"], p["label"]) for p in data["pairs"]]

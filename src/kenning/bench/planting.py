@@ -18,14 +18,6 @@ from pathlib import Path
 from typing import Any
 
 
-def default_topics_path() -> Path | None:
-    for base in (Path.cwd(), *Path.cwd().parents):
-        candidate = base / "tests" / "data" / "planting.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def run_planting_bench(
     *, path: Path, embedder: str, fillers: int, json_path: Path | None, echo: Callable[[str], None]
 ) -> dict[str, Any]:

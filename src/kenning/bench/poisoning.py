@@ -16,14 +16,6 @@ from kenning.core.screening import inspect
 from kenning.core.secrets import redact
 
 
-def default_corpus_path() -> Path | None:
-    for base in (Path.cwd(), *Path.cwd().parents):
-        candidate = base / "tests" / "data" / "poisoning.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def run_poisoning_bench(*, path: Path, json_path: Path | None, echo: Callable[[str], None]) -> dict[str, Any]:
     items = json.loads(path.read_text(encoding="utf-8"))["items"]
     caught: Counter[str] = Counter()

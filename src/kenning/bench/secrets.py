@@ -29,14 +29,6 @@ class Item:
     lang: str
 
 
-def default_set_path() -> Path | None:
-    for base in (Path.cwd(), *Path.cwd().parents):
-        candidate = base / "tests" / "data" / "secrets_dev.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def load_items(path: Path) -> list[Item]:
     data = json.loads(path.read_text(encoding="utf-8"))
     return [

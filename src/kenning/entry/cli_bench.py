@@ -98,6 +98,17 @@ def bench_locomo(
         )
 
 
+def _labelled(name: str) -> Path:
+    """A bench's default set, tests/data/`name` of this checkout, or a one-line error."""
+    from kenning.bench.checkout import labelled_set
+
+    found = labelled_set(name)
+    if found is None:
+        _fail(f"no PATH given and tests/data/{name} not found in this checkout")
+        raise AssertionError("unreachable")
+    return found
+
+
 @bench.command("conflicts")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option(
@@ -117,12 +128,9 @@ def bench_conflicts(
     path: Path | None, embedders: tuple[str, ...], calibrate: bool, json_path: Path | None
 ) -> None:
     """Precision/recall of duplicate and conflict judgement on labelled write pairs, both operating points."""
-    from kenning.bench.conflicts import default_pairs_path, run_conflict_bench
+    from kenning.bench.conflicts import run_conflict_bench
 
-    data = path or default_pairs_path()
-    if data is None:
-        _fail("no PATH given and tests/data/write_pairs.json not found in this checkout")
-        return
+    data = path or _labelled("write_pairs.json")
     with _errors():
         run_conflict_bench(
             path=data,
@@ -140,12 +148,9 @@ def bench_conflicts(
 )
 def bench_secrets(path: Path | None, json_path: Path | None) -> None:
     """Share of labelled secrets redacted and of benign texts changed by write redaction."""
-    from kenning.bench.secrets import default_set_path, run_secrets_bench
+    from kenning.bench.secrets import run_secrets_bench
 
-    data = path or default_set_path()
-    if data is None:
-        _fail("no PATH given and tests/data/secrets_dev.json not found in this checkout")
-        return
+    data = path or _labelled("secrets_dev.json")
     with _errors():
         run_secrets_bench(path=data, json_path=json_path, echo=click.echo)
 
@@ -163,12 +168,9 @@ def bench_secrets(path: Path | None, json_path: Path | None) -> None:
 )
 def bench_planting(path: Path | None, embedder: str, fillers: int, json_path: Path | None) -> None:
     """How often memories a low-trust writer plants outrank, or reach the top 5 beside, a user's answer."""
-    from kenning.bench.planting import default_topics_path, run_planting_bench
+    from kenning.bench.planting import run_planting_bench
 
-    data = path or default_topics_path()
-    if data is None:
-        _fail("no PATH given and tests/data/planting.json not found in this checkout")
-        return
+    data = path or _labelled("planting.json")
     with _errors():
         run_planting_bench(
             path=data, embedder=embedder, fillers=fillers, json_path=json_path, echo=click.echo
@@ -182,12 +184,9 @@ def bench_planting(path: Path | None, embedder: str, fillers: int, json_path: Pa
 )
 def bench_poisoning(path: Path | None, json_path: Path | None) -> None:
     """Share of planted instructions caught and of benign memories flagged by write screening."""
-    from kenning.bench.poisoning import default_corpus_path, run_poisoning_bench
+    from kenning.bench.poisoning import run_poisoning_bench
 
-    data = path or default_corpus_path()
-    if data is None:
-        _fail("no PATH given and tests/data/poisoning.json not found in this checkout")
-        return
+    data = path or _labelled("poisoning.json")
     with _errors():
         run_poisoning_bench(path=data, json_path=json_path, echo=click.echo)
 
