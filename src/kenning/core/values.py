@@ -246,6 +246,14 @@ _DAY_NAMES = {name: key for key, names in _WEEKDAYS.items() for name in names}
 _NUM = r"\d{1,30}(?:[.,]\d{1,30})?"
 _GROUPED = r"(?<![\d.,])[1-9]\d{0,2}(?:(?:,|\.|\u202f|\u00a0| )\d{3}){1,8}(?!\d)"
 
+
+def _starting(first: str, pattern: str) -> str:
+    """`pattern` behind a lookahead for the characters its matches start with: one test rejects every
+    other position, which Python's engine cannot do by itself for a pattern that opens with an
+    optional group or ignores case."""
+    return f"(?={first})(?:{pattern})"
+
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "host",
@@ -259,8 +267,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "temp",
         re.compile(
-            r"([-−]|minus\s|moins\s|menos\s)?(\d{1,30}(?:[.,]\d{1,30})?)\s?(?:°\s?([CF])|degrees?\s(celsius|fahrenheit)|"
-            r"grad\s(celsius)|degrés\s(celsius)|grados\s(celsius)|度(?=[CＣ]))",
+            _starting(
+                r"[-−mM\d]",
+                r"([-−]|minus\s|moins\s|menos\s)?(\d{1,30}(?:[.,]\d{1,30})?)\s?(?:°\s?([CF])|degrees?\s(celsius|fahrenheit)|"
+                r"grad\s(celsius)|degrés\s(celsius)|grados\s(celsius)|度(?=[CＣ]))",
+            ),
             re.IGNORECASE,
         ),
     ),
@@ -268,8 +279,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "ver",
         re.compile(
-            r"(?<![A-Za-z0-9_.-])(?:v|version\s?|versión\s?|版本\s?|バージョン\s?|버전\s?)?\d{1,30}(?:\.\d{1,30}){2,3}(?![\w.]*\d)"
-            r"|(?<![A-Za-z0-9_.-])v\d{1,30}(?:\.\d{1,30})?(?![.\d])",
+            _starting(
+                r"[vV\d版バ버]",
+                r"(?<![A-Za-z0-9_.-])(?:v|version\s?|versión\s?|版本\s?|バージョン\s?|버전\s?)?\d{1,30}(?:\.\d{1,30}){2,3}(?![\w.]*\d)"
+                r"|(?<![A-Za-z0-9_.-])v\d{1,30}(?:\.\d{1,30})?(?![.\d])",
+            ),
             re.IGNORECASE,
         ),
     ),
@@ -296,8 +310,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "pct",
         re.compile(
-            r"百分之\s?(" + _CJK_NUMERAL + r"+(?:点" + _CJK_NUMERAL + r"+)?|" + _NUM + r")"
-            r"|(" + _NUM + r"|" + _GROUPED + r")\s?(" + _alternation(_PERCENT_UNITS) + r")(?![A-Za-z])",
+            _starting(
+                r"[百\d]",
+                r"百分之\s?(" + _CJK_NUMERAL + r"+(?:点" + _CJK_NUMERAL + r"+)?|" + _NUM + r")"
+                r"|(" + _NUM + r"|" + _GROUPED + r")\s?(" + _alternation(_PERCENT_UNITS) + r")(?![A-Za-z])",
+            ),
             re.IGNORECASE,
         ),
     ),
@@ -325,21 +342,24 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "quantity",
         re.compile(
-            r"("
-            + _GROUPED
-            + r"|"
-            + _NUM
-            + r"|"
-            + _CJK_NUMERAL
-            + r"{1,6})\s?(?:-\s?)?("
-            + _alternation(
-                set(_DURATION_UNITS)
-                | set(_SIZE_UNITS)
-                | set(_LENGTH_UNITS)
-                | set(_MONEY)
-                | set(_WEIGHT_UNITS)
-            )
-            + r")(?![a-zA-Zà-ÿ])",
+            _starting(
+                r"[\d零〇一二两兩三四五六七八九十百千万萬亿]",
+                r"("
+                + _GROUPED
+                + r"|"
+                + _NUM
+                + r"|"
+                + _CJK_NUMERAL
+                + r"{1,6})\s?(?:-\s?)?("
+                + _alternation(
+                    set(_DURATION_UNITS)
+                    | set(_SIZE_UNITS)
+                    | set(_LENGTH_UNITS)
+                    | set(_MONEY)
+                    | set(_WEIGHT_UNITS)
+                )
+                + r")(?![a-zA-Zà-ÿ])",
+            ),
             re.IGNORECASE,
         ),
     ),
@@ -373,18 +393,6 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
-# The characters each kind can start with: one test at each position rejects the rest, which Python's
-# engine cannot do by itself for patterns that open with an optional group or ignore case.
-_STARTS = {
-    "temp": r"[-−mM\d]",
-    "ver": r"[vV\d版バ버]",
-    "pct": r"[百\d]",
-    "quantity": r"[\d零〇一二两兩三四五六七八九十百千万萬亿]",
-}
-_PATTERNS = [
-    (kind, re.compile(f"(?={_STARTS[kind]})(?:{p.pattern})", p.flags) if kind in _STARTS else p)
-    for kind, p in _PATTERNS
-]
 _PER = dict(_PATTERNS)["per"]
 _PATTERNS = [(kind, pattern) for kind, pattern in _PATTERNS if kind != "per"]
 # A host or a file name has a dot before a letter: without one the host pattern need not scan the text.
