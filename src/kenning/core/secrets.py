@@ -15,7 +15,7 @@ runs once over the text: the cost grows with the length of the text, not with it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
@@ -336,10 +336,12 @@ class _View:
     """A text with some stretches left out, and where each kept character was in the original."""
 
     text: str
-    origin: list[int]
+    origin: Sequence[int]
 
     @staticmethod
-    def of(text: str, cuts: Iterable[tuple[int, int]]) -> _View:
+    def of(text: str, cuts: Sequence[tuple[int, int]]) -> _View:
+        if not cuts:  # the usual case: the view is the text, and no position list is built
+            return _View(text, range(len(text)))
         kept: list[str] = []
         origin: list[int] = []
         at = 0

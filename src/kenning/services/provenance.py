@@ -40,31 +40,29 @@ def check_may_edit(caller: Caller, record: MemoryRecord) -> None:
         )
 
 
+def _why_not_replace(caller: Caller, record: MemoryRecord) -> str | None:
+    if owns(caller, record):
+        return None
+    if record.pinned:
+        return f"memory {record.id} is pinned by {record.agent_id!r}"
+    if TRUST_WEIGHT[record.trust] > TRUST_WEIGHT[Trust(caller.max_trust)]:
+        return (
+            f"memory {record.id} is {record.trust.value} by {record.agent_id!r}, more than this principal "
+            f"may claim ({caller.max_trust})"
+        )
+    return None
+
+
 def may_replace(caller: Caller, record: MemoryRecord) -> bool:
-    """Whether `check_may_supersede` would let this caller replace the record (latest_wins asks)."""
-    try:
-        check_may_supersede(caller, record)
-    except Forbidden:
-        return False
-    return True
+    """Whether this caller may replace the record (latest_wins asks before it supersedes alone)."""
+    return _why_not_replace(caller, record) is None
 
 
 def check_may_supersede(caller: Caller, record: MemoryRecord) -> None:
-    if owns(caller, record):
-        return
-    if record.pinned:
+    reason = _why_not_replace(caller, record)
+    if reason is not None:
         raise Forbidden(
-            f"memory {record.id} is pinned by {record.agent_id!r}; only its writer or an operator may "
-            "replace it",
-            id=record.id,
-            writer=record.agent_id,
-        )
-    if TRUST_WEIGHT[record.trust] > TRUST_WEIGHT[Trust(caller.max_trust)]:
-        raise Forbidden(
-            f"memory {record.id} is {record.trust.value} by {record.agent_id!r}, more than this principal "
-            f"may claim ({caller.max_trust}); only its writer or an operator may replace it",
-            id=record.id,
-            writer=record.agent_id,
+            f"{reason}; only its writer or an operator may replace it", id=record.id, writer=record.agent_id
         )
 
 
