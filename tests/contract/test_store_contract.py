@@ -340,3 +340,39 @@ def test_put_vectors_adds_and_replaces_what_later_searches_see(store: MemoryStor
     assert [i for i, _ in store.search_vectors(unit(0, 1, 0).values, MODEL, ns, 1).hits] == [ID2]
     with pytest.raises(NotFound):
         store.put_vectors(ID3, [unit(1, 0, 0)])
+
+
+def test_conflict_numbers_count_within_a_namespace(store: MemoryStore) -> None:
+    ids = [f"01J00000000000000000000{i:03d}" for i in range(6)]
+    for memory_id, namespace in zip(ids, ["a", "a", "b", "b", "a", "a"], strict=True):
+        store.insert(record(memory_id, f"memory {memory_id}", namespace=namespace), [], audit("x", memory_id))
+    assert store.record_conflict("a", ids[0], ids[1], {}, 1.0) == 1
+    assert store.record_conflict("b", ids[2], ids[3], {}, 1.0) == 1  # b's first, whatever a holds
+    assert store.record_conflict("a", ids[4], ids[5], {}, 1.0) == 2
+    assert store.record_conflict("a", ids[1], ids[0], {}, 1.0) is None  # the same pair again
+    first_of_b = store.get_conflict("b", 1)
+    assert first_of_b is not None and {first_of_b.first_id, first_of_b.second_id} == {ids[2], ids[3]}
+    assert store.get_conflict("b", 2) is None
+    store.close_conflict("b", 1, "keep_both", 2.0, audit("resolve_conflict", ids[2]))
+    assert store.count_conflicts("a", "open") == 2 and store.count_conflicts("b", "open") == 0
+    with pytest.raises(ConflictError):
+        store.close_conflict("b", 2, "keep_both", 2.0, audit("resolve_conflict", ids[2]))
+
+
+def test_conflicts_recorded_before_numbering_are_numbered_per_namespace(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
+    conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
+    for version in range(1, 9):
+        conn.executescript(MIGRATIONS[version - 1])
+        conn.execute("INSERT INTO schema_version VALUES (?, 0)", (version,))
+    for namespace, pair in (("a", "12"), ("b", "34"), ("a", "56")):
+        conn.execute(
+            "INSERT INTO conflicts (namespace, first_id, second_id, evidence, status, created_at) "
+            "VALUES (?, ?, ?, '{}', 'open', 0)",
+            (namespace, pair[0], pair[1]),
+        )
+    conn.close()
+    store = SqliteStore(tmp_path / "old.db")
+    assert [c.id for c in store.conflicts("a", status=None, limit=10, offset=0)] == [1, 2]
+    assert [c.id for c in store.conflicts("b", status=None, limit=10, offset=0)] == [1]
+    store.close()

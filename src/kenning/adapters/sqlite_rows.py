@@ -16,7 +16,9 @@ COLUMNS = (
 
 COLUMN_COUNT = len(COLUMNS.split(","))
 
-CONFLICT_COLUMNS = "id, namespace, first_id, second_id, evidence, status, resolution, created_at, resolved_at"
+CONFLICT_COLUMNS = (
+    "number, namespace, first_id, second_id, evidence, status, resolution, created_at, resolved_at"
+)
 
 
 def conflict_from_row(row: Any) -> Conflict:

@@ -181,6 +181,15 @@ MIGRATIONS: list[str] = [
         UNIQUE (seq, content)
     );
     """,
+    # 9: a conflict's number counts within its namespace, so no tenant learns how many others have.
+    """
+    ALTER TABLE conflicts ADD COLUMN number INTEGER;
+    UPDATE conflicts SET number = (
+        SELECT count(*) FROM conflicts AS earlier
+        WHERE earlier.namespace = conflicts.namespace AND earlier.id <= conflicts.id
+    );
+    CREATE UNIQUE INDEX conflicts_number ON conflicts (namespace, number);
+    """,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

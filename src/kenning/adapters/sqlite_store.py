@@ -451,19 +451,31 @@ class SqliteStore:
             # Only between two memories that are still active: one superseded meanwhile settles nothing.
             cur = conn.execute(
                 "INSERT OR IGNORE INTO conflicts "
-                "(namespace, first_id, second_id, evidence, status, created_at) "
-                "SELECT ?, ?, ?, ?, 'open', ? WHERE "
-                "(SELECT count(*) FROM memories WHERE id IN (?, ?) AND state = 'active') = 2",
-                (namespace, first, second, json.dumps(evidence, ensure_ascii=False), at, first, second),
+                "(namespace, number, first_id, second_id, evidence, status, created_at) "
+                "SELECT ?, (SELECT coalesce(max(number), 0) + 1 FROM conflicts WHERE namespace = ?), "
+                "?, ?, ?, 'open', ? WHERE "
+                "(SELECT count(*) FROM memories WHERE id IN (?, ?) AND state = 'active') = 2 "
+                "RETURNING number",
+                (
+                    namespace,
+                    namespace,
+                    first,
+                    second,
+                    json.dumps(evidence, ensure_ascii=False),
+                    at,
+                    first,
+                    second,
+                ),
             )
-            return int(cur.lastrowid) if cur.rowcount and cur.lastrowid is not None else None
+            row = cur.fetchone()
+            return int(row[0]) if row is not None else None
 
     def conflicts(self, namespace: str, *, status: str | None, limit: int, offset: int) -> list[Conflict]:
         clause = "" if status is None else " AND status = ?"
         params: tuple[Any, ...] = (namespace,) if status is None else (namespace, status)
         rows = self._read(
             f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE namespace = ?{clause} "
-            "ORDER BY id LIMIT ? OFFSET ?",
+            "ORDER BY number LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
         return [conflict_from_row(r) for r in rows]
@@ -474,16 +486,21 @@ class SqliteStore:
         )
         return int(rows[0][0])
 
-    def get_conflict(self, conflict_id: int) -> Conflict | None:
-        rows = self._read(f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE id = ?", (conflict_id,))
+    def get_conflict(self, namespace: str, conflict_id: int) -> Conflict | None:
+        rows = self._read(
+            f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE namespace = ? AND number = ?",
+            (namespace, conflict_id),
+        )
         return conflict_from_row(rows[0]) if rows else None
 
-    def close_conflict(self, conflict_id: int, resolution: str, at: float, audit: AuditEntry) -> None:
+    def close_conflict(
+        self, namespace: str, conflict_id: int, resolution: str, at: float, audit: AuditEntry
+    ) -> None:
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE conflicts SET status = 'resolved', resolution = ?, resolved_at = ? "
-                "WHERE id = ? AND status = 'open'",
-                (resolution, at, conflict_id),
+                "WHERE namespace = ? AND number = ? AND status = 'open'",
+                (resolution, at, namespace, conflict_id),
             )
             if not cur.rowcount:
                 raise ConflictError(f"conflict {conflict_id} is not open", id=conflict_id)
@@ -603,7 +620,7 @@ class SqliteStore:
         return out
 
     def conflicts_of(self, memory_ids: Sequence[str]) -> list[Conflict]:
-        out: dict[int, Conflict] = {}
+        out: dict[tuple[str, int], Conflict] = {}
         ids = list(dict.fromkeys(memory_ids))
         for start in range(0, len(ids), 400):
             chunk = ids[start : start + 400]
@@ -615,7 +632,7 @@ class SqliteStore:
             )
             for row in rows:
                 found = conflict_from_row(row)
-                out[found.id] = found
+                out[(found.namespace, found.id)] = found
         return [out[key] for key in sorted(out)]
 
     def change_states(self, changes: Sequence[StateChange], at: float, actor: str, action: str) -> list[str]:

@@ -159,9 +159,12 @@ class MemoryStore(Protocol):
 
     def count_conflicts(self, namespace: str, status: str) -> int: ...
 
-    def get_conflict(self, conflict_id: int) -> Conflict | None: ...
+    def get_conflict(self, namespace: str, conflict_id: int) -> Conflict | None:
+        """A conflict by its number, which counts within the namespace."""
 
-    def close_conflict(self, conflict_id: int, resolution: str, at: float, audit: AuditEntry) -> None:
+    def close_conflict(
+        self, namespace: str, conflict_id: int, resolution: str, at: float, audit: AuditEntry
+    ) -> None:
         """Mark a conflict resolved with the judgment taken."""
         ...
 

@@ -257,7 +257,7 @@ def resolve_conflict(
     from kenning.services.remember import remember
 
     check_range(conflict_id, "conflict_id", 1, 2**62)
-    found = deps.store.get_conflict(conflict_id)
+    found = deps.store.get_conflict(caller.namespace, conflict_id)
     if found is None or found.namespace != caller.namespace:
         raise NotFound(f"no conflict with id {conflict_id}", id=conflict_id)
     if found.status != "open":
@@ -275,7 +275,7 @@ def resolve_conflict(
         detail={"conflict": conflict_id, "decision": decision, "pair": list(pair)},
     )
     if decision == "keep_both":
-        deps.store.close_conflict(conflict_id, "keep_both", now, audit)
+        deps.store.close_conflict(caller.namespace, conflict_id, "keep_both", now, audit)
         return Resolution(conflict=found, decision=decision, kept=list(pair), superseded=[])
     if decision == "supersede":
         if winner not in pair:
@@ -283,7 +283,7 @@ def resolve_conflict(
         loser = pair[1] if winner == pair[0] else pair[0]
         check_may_supersede(caller, get(deps, caller, loser))
         supersede(deps, caller, loser, winner, reason=f"conflict {conflict_id} judged", judging=conflict_id)
-        deps.store.close_conflict(conflict_id, f"supersede:{winner}", now, audit)
+        deps.store.close_conflict(caller.namespace, conflict_id, f"supersede:{winner}", now, audit)
         return Resolution(conflict=found, decision=decision, kept=[winner], superseded=[loser])
     if decision == "merge":
         if not merged_content:
@@ -313,7 +313,7 @@ def resolve_conflict(
                 supersede(
                     deps, caller, old, merged.id, reason=f"conflict {conflict_id} merged", judging=conflict_id
                 )
-        deps.store.close_conflict(conflict_id, f"merge:{merged.id}", now, audit)
+        deps.store.close_conflict(caller.namespace, conflict_id, f"merge:{merged.id}", now, audit)
         return Resolution(
             conflict=found, decision=decision, kept=[merged.id], superseded=list(pair), merged_id=merged.id
         )

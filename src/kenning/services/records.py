@@ -91,7 +91,7 @@ def close_conflict(
         memory_id=memory_id,
         detail={"conflict": conflict_id, **detail},
     )
-    deps.store.close_conflict(conflict_id, resolution, when, audit)
+    deps.store.close_conflict(caller.namespace, conflict_id, resolution, when, audit)
 
 
 @dataclass(slots=True)
