@@ -179,6 +179,48 @@ def test_malformed_frames_do_not_stop_the_server(server: RawServer, frame: bytes
     assert server.memories() == 1
 
 
+@pytest.mark.parametrize(
+    ("frame", "request_id", "code"),
+    [
+        (
+            b'{"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "recall", '
+            b'"arguments": {"query": "\\ud800"}}}',
+            21,
+            -32700,
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 22, "method": "ping", "params": {"x": '
+            + b"[" * 2000
+            + b"]" * 2000
+            + b"}}",
+            22,
+            -32700,
+        ),
+        (b'{"jsonrpc": "2.0", "id": "t-23", "method": "tools/list"', "t-23", -32700),
+        (b"\xff\xfe\xfd not utf-8 at all", None, -32700),
+        (b"null", None, -32600),
+        (b'{"jsonrpc": "2.0", "id": 24, "method": 5}', 24, -32600),
+    ],
+    ids=["lone-surrogate", "2000-deep", "truncated", "invalid-utf8", "null", "not-a-request"],
+)
+def test_a_frame_that_is_not_a_request_gets_a_json_rpc_error_reply(
+    server: RawServer, frame: bytes, request_id: int | str | None, code: int
+) -> None:
+    """JSON-RPC 2.0 §5: invalid JSON is answered with -32700 and an invalid request with -32600,
+    carrying the request's id when it can be read. A client must not wait for a reply that never comes."""
+    server.send(frame)
+    server.next_id += 1
+    server.send({"jsonrpc": "2.0", "id": server.next_id, "method": "ping"})
+    replies = []
+    while not replies or replies[-1].get("id") != server.next_id:
+        answer = server.receive()
+        assert answer is not None, "no answer to the ping"
+        replies.append(answer)
+    errors = [r for r in replies if "error" in r and r.get("id") == request_id]
+    assert errors and errors[0]["error"]["code"] == code, replies
+    assert server.memories() == 1
+
+
 def test_nfc_and_nfd_spellings_are_the_same_memory(server: RawServer) -> None:
     nfc = unicodedata.normalize("NFC", "Café menu changes on Mondays")
     nfd = unicodedata.normalize("NFD", nfc)

@@ -108,7 +108,11 @@ def serve(ctx: Ctx) -> None:
         scheduler = MaintenanceScheduler(app, interval_hours=settings.lifecycle.interval_hours)
         scheduler.start()
     try:
-        server.run()
+        import anyio
+
+        from kenning.entry.stdio_transport import serve_stdio
+
+        anyio.run(serve_stdio, server)
     finally:
         if scheduler is not None:
             scheduler.stop()

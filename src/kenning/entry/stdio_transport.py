@@ -1,0 +1,71 @@
+"""MCP over stdio where every request gets an answer, including one that does not parse.
+
+The SDK's stdio reader hands a line it cannot parse (a lone surrogate escape such as "\\ud800",
+nesting deeper than the parser allows, a cut-off object) to the session, which logs and drops it:
+the client waits for a reply that never comes. JSON-RPC 2.0 wants an error response instead, with
+the request's id when it can be read and null otherwise: -32700 for invalid JSON, -32600 for JSON
+that is not a request.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+# The id of a request whose JSON did not parse, read from its first '"id":' member.
+_ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,200}")')
+
+
+async def serve_stdio(server: MCPServer) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from pydantic import ValidationError
+
+    lowlevel = server._lowlevel_server  # the SDK offers no public way to wrap its streams
+    async with stdio_server() as (read_stream, write_stream):
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def answer_unreadable() -> None:
+            async with send:
+                async for item in read_stream:
+                    if isinstance(item, ValidationError):
+                        await write_stream.send(SessionMessage(error_reply(item)))
+                        continue
+                    await send.send(item)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(answer_unreadable)
+            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+            tasks.cancel_scope.cancel()
+
+
+def error_reply(error: Any) -> Any:
+    """The JSON-RPC error response to a line that failed validation as a JSON-RPC message."""
+    from mcp import types
+
+    details = error.errors()
+    raw = details[0].get("input") if details else None
+    invalid_json = any(d.get("type") == "json_invalid" for d in details)
+    message = details[0]["msg"] if details else "invalid message"
+    request_id: int | str | None = None
+    if isinstance(raw, str):
+        found = _ID.search(raw[:4096])
+        if found:
+            token = found.group(1)
+            request_id = int(token) if token[0] != '"' else token[1:-1]
+    else:
+        # JSON that parsed: a "missing field" error carries the whole message, id included.
+        for detail in details:
+            given = detail.get("input")
+            if isinstance(given, dict) and isinstance(given.get("id"), int | str):
+                request_id = given["id"]
+                break
+    code = PARSE_ERROR if invalid_json else INVALID_REQUEST
+    text = f"{'Parse error' if invalid_json else 'Invalid Request'}: {message[:200]}"
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text))
