@@ -211,7 +211,7 @@ def test_a_frame_that_is_not_a_request_gets_a_json_rpc_error_reply(
     server.send(frame)
     server.next_id += 1
     server.send({"jsonrpc": "2.0", "id": server.next_id, "method": "ping"})
-    replies = []
+    replies: list[dict[str, Any]] = []
     while not replies or replies[-1].get("id") != server.next_id:
         answer = server.receive()
         assert answer is not None, "no answer to the ping"
