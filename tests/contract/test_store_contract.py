@@ -376,3 +376,13 @@ def test_conflicts_recorded_before_numbering_are_numbered_per_namespace(tmp_path
     assert [c.id for c in store.conflicts("a", status=None, limit=10, offset=0)] == [1, 2]
     assert [c.id for c in store.conflicts("b", status=None, limit=10, offset=0)] == [1]
     store.close()
+
+
+def test_a_namespace_s_stats_count_nothing_of_other_namespaces(store: MemoryStore) -> None:
+    store.insert(record(ID1, "mine"), [unit(1, 0, 0)], audit("r", ID1))
+    store.insert(record(ID2, "theirs", namespace="other"), [unit(0, 1, 0)], audit("r", ID2))
+    store.insert(record(ID3, "theirs too", namespace="other"), [unit(0, 0, 1)], audit("r", ID3))
+    mine = store.stats(MODEL, "ns")
+    assert (mine.total, mine.text_index_rows, mine.trigram_index_rows) == (1, 1, 1)
+    assert mine.vectors_by_model == {MODEL: 1} and mine.by_namespace == {"ns": 1}
+    assert not mine.health

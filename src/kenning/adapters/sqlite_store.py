@@ -917,13 +917,22 @@ class SqliteStore:
                 f"SELECT namespace, count(*) FROM memories{where} GROUP BY namespace", params
             ),
             vectors_by_model=vectors,
-            text_index_rows=words_rows,
-            trigram_index_rows=trigram_rows,
+            text_index_rows=words_rows if namespace is None else self._indexed(namespace, "fts_words"),
+            trigram_index_rows=trigram_rows if namespace is None else self._indexed(namespace, "fts_trigram"),
             audit_entries=int(self._read(f"SELECT count(*) FROM audit{where}", params)[0][0]),
             location=str(self.path),
             size_bytes=size,
             used_bytes=used,
             health=health,
+        )
+
+    def _indexed(self, namespace: str, table: str) -> int:
+        """Index rows of one namespace's memories: a tenant must not learn how many others hold."""
+        return int(
+            self._read(
+                f"SELECT count(*) FROM {table} JOIN memories m ON m.seq = {table}.rowid WHERE m.namespace = ?",
+                (namespace,),
+            )[0][0]
         )
 
     def index_problems(self) -> list[str]:
