@@ -930,7 +930,8 @@ class SqliteStore:
         """Index rows of one namespace's memories: a tenant must not learn how many others hold."""
         return int(
             self._read(
-                f"SELECT count(*) FROM {table} JOIN memories m ON m.seq = {table}.rowid WHERE m.namespace = ?",
+                f"SELECT count(*) FROM {table} JOIN memories m ON m.seq = {table}.rowid "
+                "WHERE m.namespace = ?",
                 (namespace,),
             )[0][0]
         )
