@@ -1,156 +1,190 @@
 """Write screening without an LLM: find text written to steer the agents that recall it.
 
-Secrets are core/secrets' job; this module reads what is left, before anything reaches disk:
-- `inspect`: instruction-like content (persistent instructions to agents, "ignore previous
-  instructions", role and wrapper breakouts, exfiltration requests) and hidden Unicode (tag
-  characters, zero-width, bidi controls). The write path quarantines or flags what it finds.
+Secrets are core/secrets' job; this module reads what is left, before anything reaches disk.
+`inspect` finds instruction-like content (persistent instructions to agents, overrides, role and
+wrapper breakouts, exfiltration, checks switched off as a convention) in nine languages, also once
+disguises are taken off and inside decodable payloads (core/unmask), and hidden Unicode used to
+smuggle text. A learned signal over the embedding (services/screening) judges beside these rules.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
+from functools import cache
 
-_HIDDEN = (
-    ("unicode_tag", re.compile(r"[\U000E0000-\U000E007F]")),
-    ("zero_width", re.compile(r"[\u200b\u200c\u200d\u2060\ufeff\u180e]")),
-    ("bidi_control", re.compile(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f]")),
-)
-
-_AGENT = r"(?:you|your|assistant|agent|agents|ai|model|llm|claude|gpt|bot|copilot|智能体|助手|模型|你)"
-_SENSITIVE = (
-    r"(?:passwords?|credentials?|tokens?|secrets?|api keys?|aws keys?|ssh keys?|id_rsa|~/\.ssh|\.env\b|private keys?|"
-    r"cookies?|connection strings?|~/\.aws)"
-)
-_EN_INSTRUCTIONS = (
-    # Overriding what the agent was told.
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|any|"
-    r"your|system|safety|original|everything)\b[^.\n]{0,30}\b(?:instructions?|prompts?|rules|guidelines|directions|"
-    r"messages|context|polic(?:y|ies)|told|checks?)",
-    r"\bforget everything\b|\b(?:instructions?|rules|guidelines)\b[^.\n]{0,30}\b(?:are|is)\s+(?:now\s+)?"
-    r"(?:outdated|revoked|void|obsolete|cancelled|superseded)",
-    r"\b(?:new|updated|real|actual|hidden)\s+(?:system\s+)?(?:instructions?|rules|polic(?:y|ies))\b\s*(?:are|:|is)",
-    r"\byour (?:only|new|real|true|primary) (?:goal|task|purpose|job|instructions?|mission)\b",
-    r"\b(?:follow|obey) (?:the )?(?:rules|instructions|orders) (?:in|from) this (?:memory|note|message)\b",
-    r"\bthis (?:memory|note|message) (?:overrides|has (?:higher |the highest )?priority|takes precedence)",
-    r"\bhave lower priority than this\b|\boverride:",
-    r"\byou are now (?:an? |the |in )?(?:unrestricted|jailbroken|dan|admin|administrator|root|developer|god|"
-    r"system|free|allowed|authori[sz]ed|no longer|operating|acting|unfiltered|uncensored)\b",
-    r"\bfrom now on,? you (?:must|should|will|are|shall|have to|need to)\b|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b",
-    r"\b(?:enter|entered|switch(?:ed)? to|you are in|now in|activate[ds]?)\s+(?:the\s+)?(?:developer|god|admin|jailbreak|dan)\s+mode\b",
-    # Addressing the agents that will read the memory later.
-    r"\b(?:all|every|any)\s+(?:future\s+)?(?:agents?|assistants?|models?|ais?|sessions?)\s+(?:must|should|shall|will)\b",
-    r"\b(?:note|message|instruction|reminder|rule)\s+(?:for|to)\s+(?:all\s+|every\s+)?(?:future\s+)?"
-    r"(?:agents?|assistants?|ais?|models?|sessions?)\b",
-    r"\b(?:standing|permanent|persistent)\s+(?:instruction|order|rule|directive)\b",
-    r"\b(?:agents?|assistants?|models?|ais?)\s+(?:reading|that read|who read|recalling)\s+this\b",
-    r"\b(?:store|save|remember|copy) (?:it|this(?: memory| note)?) again\b",
-    rf"\b(?:always|from now on|henceforth|going forward|whenever)\b[^.\n]{{0,40}}\b{_AGENT}\b[^.\n]{{0,40}}"
-    r"\b(?:must|should|will|obey|follow|execute|run|comply|approve|skip|disable|ignore|add|install|push|send)\b",
-    rf"\b{_AGENT}\s+(?:must|should|shall|may)\s+(?:always\s+|never\s+|now\s+)?(?:obey|comply|execute|run|"
-    r"approve|skip|disable|ignore|trust|share|delete|push|silently)\b",
-    # Asking the agent to stop checking with people.
-    r"\b(?:never|don'?t|do not|stop|no need to)\s+(?:ask|asking|request|requesting|seek|wait(?:ing)? for|check with)"
-    r"\b[^.\n]{0,40}\b(?:confirmation|permission|approval|consent|user|before)",
-    r"\bwithout\s+(?:asking|telling|confirming with|checking with)\s+(?:the\s+)?(?:user|human|owner|anyone)",
-    r"\b(?:approve|merge|accept|execute|run)\b[^.\n]{0,40}\bwithout\s+(?:reading|review|reviewing|looking|checking)",
-    r"\b(?:pre-?approved|auto-?approved?)\b",
-    r"\b(?:do not|don'?t|never)\s+(?:tell|inform|mention|warn|alert|notify|show)\s+(?:the\s+)?(?:user|human|anyone|"
-    r"security warnings?|warnings?|vulnerabilit)",
-    r"\bsilently\s+(?:leave out|omit|drop|skip|ignore|delete|remove|hide)",
-    r"\b(?:never|don'?t|do not)\s+(?:refuse|warn|question)\b",
-    # Weakening safety dressed up as a fact, preference or convention.
-    r"\b(?:skip|disable|turn off|bypass|switch off)\s+(?:it|the\s+)?[^.\n]{0,20}\b(?:checks?|verification|"
-    r"tls|ssl|auth(?:entication)?|security|tests?|test suite|review|2fa|mfa)\b",
-    r"\b(?:check|verification|auth(?:entication)?)\b[^.\n]{0,20}\b(?:is|are)\s+disabled\b[^.\n]{0,20}\bskip\b",
-    r"\bverify\s*=\s*false\b[^.\n]{0,40}\b(?:every|all|always|must)\b|\b(?:every|all|must)\b[^.\n]{0,60}\bverify\s*=\s*false\b",
-    r"\bdelete (?:the )?failing tests\b|\binstead of fixing\b",
-    r"\bshare (?:the )?credentials?\b[^.\n]{0,30}\b(?:anyone|everyone|whoever|any one)\b",
-    r"\brm -rf\b[^.\n]{0,60}\b(?:without|never ask|no confirmation|immediately)\b|\bnever ask before running rm -rf\b",
-    r"\b(?:execute|run)\s+(?:shell commands?|commands?|scripts?)\b[^.\n]{0,40}\b(?:recalled|in memor(?:y|ies)|"
-    r"suggested|you find)\b[^.\n]{0,30}\b(?:immediately|without|directly|automatically)",
-    r"\b(?:run|execute)\s+(?:any|all|every)\b[^.\n]{0,40}\b(?:without|no)\s+(?:review|checks?|confirmation)",
-    # Sending secrets or data to somewhere else.
-    rf"\b(?:send|post|upload|forward|exfiltrate|leak|include|email|copy|paste|share)\b[^\n]{{0,60}}\b{_SENSITIVE}"
-    r"[^\n]{0,80}(?:https?://|@|\bin (?:your |the )?(?:next )?(?:answer|reply|response)|public|channel|memory)",
-    rf"\b{_SENSITIVE}[^\n]{{0,60}}\b(?:send|post|upload|forward|email|share)\b[^\n]{{0,40}}(?:https?://|@|public|channel)",
-    r"\bcurl\b[^\n]{0,40}(?:-d|--data|-F|-T|--upload-file)\s*@",
-    r"\bgit remote add\b[^\n]{0,80}\bgit push\b",
-    r"!\[[^\]]*\]\(https?://[^)]*\{[^}]+\}",
-    r"\b(?:always|must|only)\b[^.\n]{0,40}\b(?:install|use|download|pull)\b[^.\n]{0,40}\bhttp://",
-    r"\b(?:package index|registry|package source|index-url|pip source)\b[^.\n]{0,20}\bis\s+http://",
-    r"\b(?:add|install)\b[^.\n]{0,30}\b(?:dependency|package)\b[^.\n]{0,40}\bfrom\s+https?://",
-)
-_ZH_INSTRUCTIONS = (
-    r"(?:忽略|无视|忘记|忘掉|不要理会|覆盖|不再理会)[^。\n]{0,12}(?:之前|以上|先前|所有|全部|原来|系统|你的)?的?[^。\n]{0,6}"
-    r"(?:指令|指示|说明|规则|提示|设定|限制|准则|要求)",
-    r"(?:从现在开始|从今以后|今后|以后)[^。\n]{0,20}(?:你|助手|智能体|模型|AI)[^。\n]{0,20}"
-    r"(?:必须|要|应该|不要|不得|总是|都)",
-    r"(?:从现在开始|从今以后|今后|以后)[^。\n]{0,20}(?:不要|无需|不用|别|都不用)[^。\n]{0,6}(?:再)?[^。\n]{0,4}"
-    r"(?:确认|询问|请示|审批|审核|征求)",
-    r"(?:不用|无需|不要|不必)(?:再)?(?:请示|询问|征求|确认)[^。\n]{0,10}(?:用户|直接执行)",
-    r"你(?:现在)?是一个(?:没有|不受)[^。\n]{0,6}(?:限制|约束)",
-    r"(?:你的)?(?:新的|真正的|隐藏的)(?:系统)?(?:指令|指示|规则)",
-    r"系统(?:指令|提示|消息|覆盖)\s*[:：]|记忆结束|#{2,}\s*系统",
-    r"(?:所有|每个|全部|以后所有)(?:的)?(?:智能体|助手|模型|AI)[^。\n]{0,6}(?:必须|都要|应该|一律|可以)",
-    r"(?:智能体|助手|模型)[^。\n]{0,4}(?:必须|应该)?(?:无条件|绝对)?(?:服从|执行|遵守)[^。\n]{0,6}记忆",
-    r"(?:不要|别|不得|永远不要)(?:告诉|通知|提醒|告知|提示)(?:用户|任何人|安全)",
-    r"(?:发送|上传|转发|泄露|发到|发给|附上|提供给)[^。\n]{0,30}(?:密码|凭证|凭据|令牌|密钥|token|私钥|cookie|id_rsa|\.env)",
-    r"(?:密码|凭证|凭据|令牌|密钥|私钥)[^。\n]{0,20}(?:发送|上传|转发|发到|发给|提供给)",
-    r"(?:自动|直接)(?:执行|运行|批准|通过)[^。\n]{0,15}(?:不需要|无需|不用|跳过)[^。\n]{0,6}(?:审核|审查|确认)",
-    r"(?:管理员|越狱|上帝)模式|(?:获得|拥有)管理员权限",
-    r"跳过(?:所有)?(?:的)?(?:确认|校验|检查|审核|验证)|(?:校验|检查|验证)[^。\n]{0,6}(?:已经)?关闭[^。\n]{0,10}跳过",
-    r"删除失败的测试|不要修改代码",
-    r"(?:软件源|镜像源|依赖源)[^。\n]{0,6}是\s*http://",
-    r"直接执行\s*rm -rf|curl[^\n]{0,30}-d\s*@",
-    r"(?:无视|忽略)[^。\n]{0,6}安全",
-    r"已经授权你",
-)
-_WRAPPER = re.compile(
-    r"</?\s*(?:system|assistant|user|memory|memories|instructions?|context|tool_result|function_results?)\s*>"
-    r"|\[/?INST\]|<</?SYS>>|<\|(?:system|assistant|user)\|>|^\s*#{2,}\s*(?:system|instruction)"
-    r"|\bBEGIN SYSTEM PROMPT\b|\bEND OF (?:MEMORY|CONTEXT)\b|\bSYSTEM OVERRIDE\b"
-    r"|\"role\"\s*:\s*\"(?:system|assistant)\"|^\s*role:\s*system\s*$"
-    r"|^\s*(?:Human|User):[^\n]*\n\s*(?:Assistant|AI):",
-    re.IGNORECASE | re.MULTILINE,
-)
-# ChatML markers are a breakout only when they open a message, not when prose names them.
-_CHATML = re.compile(r"<\|im_start\|>\s*(?:system|assistant|user)\b", re.IGNORECASE)
-_EN_RE = tuple(re.compile(p, re.IGNORECASE) for p in _EN_INSTRUCTIONS)
-_ZH_RE = tuple(re.compile(p, re.IGNORECASE) for p in _ZH_INSTRUCTIONS)
+from kenning.core import instruction_patterns as patterns
+from kenning.core.secrets import redact
+from kenning.core.text import guarded
+from kenning.core.unmask import payloads, visible
 
 
 @dataclass(frozen=True, slots=True)
 class Flag:
-    kind: str  # instruction | wrapper_breakout | unicode_tag | zero_width | bidi_control
+    # instruction | encoded_instruction | wrapper_breakout | unicode_tag | zero_width | bidi_control
+    # | learned (services/screening)
+    kind: str
     excerpt: str
 
 
-# Legitimate uses of the same code points: a zero-width joiner inside an emoji sequence (👩‍💻) and
-# the tag characters of a subdivision flag (🏴 + tags + cancel tag, e.g. the flag of Scotland).
-_EMOJI_ZWJ = re.compile(
-    r"(?<=[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F])\u200d(?=[\U0001F000-\U0001FAFF\u2600-\u27BF])"
-)
+# Legitimate uses of code points that can also hide text: a zero-width joiner inside an emoji
+# sequence (👩‍💻), the tag characters of a subdivision flag (🏴 + tags + cancel tag, the flag of
+# Scotland), a joiner or non-joiner in a script that needs them (Persian, Hindi), a byte-order mark
+# at the start, bidi controls in right-to-left text.
 _FLAG_TAGS = re.compile(r"\U0001F3F4[\U000E0061-\U000E007A]{2,6}\U000E007F")
+_TAG = re.compile(r"[\U000E0000-\U000E007F]")
+_IN_WORD = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+_ZERO_WIDTH = re.compile(rf"(?<=[{_IN_WORD}])[\u200b-\u200d\u2060\ufeff\u180e]+(?=[{_IN_WORD}])")
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+_OVERRIDE = re.compile(r"[\u202d\u202e]")
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+_SMUGGLED = re.compile(r"[\ufe00-\ufe0f\U000e0100-\U000e01ef]{4,}")
+
+# Pattern sets by the script they need: a set runs only on text that has a letter of its script
+# (every Chinese, Japanese, Korean and Russian pattern needs one), so most texts meet a third of them.
+_SCRIPTS = {
+    "latin": ("EN", "EN_MORE", "TECHNICAL", "ES", "DE", "FR", "PT"),
+    "han": ("ZH", "ZH_MORE", "JA"),
+    "hangul": ("KO",),
+    "cyrillic": ("RU",),
+}
+_SCRIPT_OF = {
+    "han": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"),
+    "hangul": re.compile(r"[\uac00-\ud7a3]"),
+    "cyrillic": re.compile(r"[\u0400-\u04ff]"),
+}
+_NEGATED = re.compile(
+    r"\b(?:never|don'?t|do not|avoid|not|no longer|stop|nunca|nie|niemals|jamais|ne|nao|не)\b"
+    r"|禁止|不要|不得|しない|하지 ?마"
+)
+_QUOTED = re.compile(
+    r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]{1,600}`|\"[^\"\n]{1,600}\"|“[^”]{1,600}”|«[^»]{1,600}»"
+    r"|„[^“”]{1,600}[“”]|»[^«]{1,600}«|「[^」]{1,600}」|『[^』]{1,600}』|(?<![\w'])'[^'\n]{1,600}'(?![\w'])"
+    r"|^[ \t]*>[^\n]*$",
+    re.DOTALL | re.MULTILINE,
+)
+_EXCERPT = 80
 
 
 def inspect(text: str) -> list[Flag]:
     """Instruction-like content and hidden Unicode, each with a short excerpt of what matched."""
-    flags: list[Flag] = []
-    text = _FLAG_TAGS.sub("\U0001f3f4", _EMOJI_ZWJ.sub("", text))
-    for kind, pattern in _HIDDEN:
-        match = pattern.search(text)
-        if match:
-            flags.append(Flag(kind=kind, excerpt=f"U+{ord(match.group(0)):04X} at {match.start()}"))
-    visible = text
-    for _, pattern in _HIDDEN:
-        visible = pattern.sub("", visible)
-    wrapper = _WRAPPER.search(visible) or _CHATML.search(visible)
-    if wrapper:
-        flags.append(Flag(kind="wrapper_breakout", excerpt=wrapper.group(0)[:60]))
-    for pattern in (*_EN_RE, *_ZH_RE):
-        match = pattern.search(visible)
-        if match:
-            flags.append(Flag(kind="instruction", excerpt=match.group(0)[:80]))
-            break
+    flags = _hidden(text)
+    view = readable(text)
+    found = _instruction(view)
+    if found:
+        flags.append(Flag(kind="instruction", excerpt=found))
+    breakout = _breakout(view)
+    if breakout:
+        flags.append(Flag(kind="wrapper_breakout", excerpt=breakout))
+    if not found and not breakout:
+        for payload in payloads(text):
+            hidden = readable(payload)
+            match = _instruction(hidden) or _breakout(hidden)
+            if match:
+                # The decoded text never went through redaction: its excerpt must not carry a key.
+                flags.append(Flag(kind="encoded_instruction", excerpt=redact(match)[0]))
+                break
     return flags
+
+
+def readable(text: str) -> str:
+    """The view the patterns read: core/unmask's visible text with Latin accents folded away."""
+    view = visible(text)
+    if view.isascii():
+        return view
+    view = view.replace("ß", "ss")
+    decomposed = unicodedata.normalize("NFD", view)
+    return unicodedata.normalize("NFC", re.sub(r"(?<=[A-Za-z])[\u0300-\u036f]+", "", decomposed))
+
+
+def _hidden(text: str) -> list[Flag]:
+    flags: list[Flag] = []
+    text = _FLAG_TAGS.sub("\U0001f3f4", text)
+    for kind, match in (
+        ("unicode_tag", _TAG.search(text)),
+        ("zero_width", _ZERO_WIDTH.search(text)),
+        ("bidi_control", (_OVERRIDE if _RTL.search(text) else _BIDI).search(text)),
+        ("variation_selectors", _SMUGGLED.search(text)),
+    ):
+        if match:
+            flags.append(Flag(kind=kind, excerpt=f"U+{ord(match.group(0)[0]):04X} at {match.start()}"))
+    return flags
+
+
+def _instruction(view: str) -> str | None:
+    instructions, weakening, _ = _compiled()
+    scripts = ["latin"] + [name for name, letter in _SCRIPT_OF.items() if letter.search(view)]
+    for pattern in (p for script in scripts for p in instructions[script]):
+        for match in pattern.finditer(view):
+            if not _described(view, match) and not _supposed(view, match):
+                return match.group(0)[:_EXCERPT]
+    for pattern in weakening:
+        for match in pattern.finditer(view):
+            negated = _NEGATED.search(view, _sentence_start(view, match.start()), match.end())
+            if not negated and not _described(view, match) and not _supposed(view, match):
+                return match.group(0)[:_EXCERPT]
+    return None
+
+
+def _breakout(view: str) -> str | None:
+    if _vocabulary()[1].search(view):
+        return None  # a note about chat templates names their markers
+    for pattern in _compiled()[2]:
+        for match in pattern.finditer(view):
+            if not _described(view, match):
+                return match.group(0)[:60]
+    return None
+
+
+def _sentence_start(view: str, position: int) -> int:
+    return max(view.rfind(".", 0, position), view.rfind("\n", 0, position), view.rfind("。", 0, position)) + 1
+
+
+def _supposed(view: str, match: re.Match[str]) -> bool:
+    """Whether the sentence frames the match as a case ("if a memory asks you to ..., refuse")."""
+    return bool(_vocabulary()[2].search(view, _sentence_start(view, match.start()), match.start() + 1))
+
+
+def _described(view: str, match: re.Match[str]) -> bool:
+    """Whether the match lies mostly inside quotes, a code span or fence, or a block quote, and the
+    text around them says it is describing an attack (an incident note, a test fixture, an example)."""
+    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(view)]
+    inside = sum(max(0, min(end, match.end()) - max(start, match.start())) for start, end in spans)
+    if inside * 2 < match.end() - match.start():
+        return False
+    outside, last = [], 0
+    for start, end in spans:
+        outside.append(view[last:start])
+        last = end
+    outside.append(view[last:])
+    return bool(_vocabulary()[0].search(" ".join(outside)))
+
+
+@cache
+def _compiled() -> tuple[
+    dict[str, tuple[re.Pattern[str], ...]], tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]
+]:
+    """(instructions by script, weakened checks, breakouts), compiled on first use."""
+    instructions = {
+        script: tuple(
+            re.compile(guarded(source), re.IGNORECASE) for name in names for source in getattr(patterns, name)
+        )
+        for script, names in _SCRIPTS.items()
+    }
+    weakening = tuple(re.compile(guarded(source), re.IGNORECASE) for source in patterns.WEAKENING)
+    breakouts = (
+        re.compile(patterns.WRAPPER, re.IGNORECASE | re.MULTILINE),
+        re.compile(patterns.CHATML, re.IGNORECASE),
+    )
+    return instructions, weakening, breakouts
+
+
+@cache
+def _vocabulary() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(reporting an attack, talking about chat templates, framing a hypothetical)."""
+    return (
+        re.compile(patterns.REPORTING, re.IGNORECASE),
+        re.compile(patterns.TEMPLATES, re.IGNORECASE),
+        re.compile(patterns.HYPOTHETICAL, re.IGNORECASE),
+    )

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 
+from kenning.core.unmask import INVISIBLE, encoded_runs
+
 # Characters that render as nothing: removed for matching only (the text keeps them outside secrets).
-INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufe00-\ufe0f]")  # fmt: skip
 _TOKEN_CHAR = r"A-Za-z0-9+/=_\-."
 # A line break inside a token: wrapped by a terminal, or a string literal continued on the next line.
 _BREAK = re.compile(
@@ -407,7 +408,18 @@ def _assigned(view: str, lowered: str) -> Iterator[tuple[int, int, str]]:
 
 
 def find(text: str) -> list[tuple[int, int, str]]:
-    """The secrets in `text`, as (start, end, kind) spans of the text as written, not overlapping."""
+    """The secrets in `text`, as (start, end, kind) spans of the text as written, not overlapping.
+    A Base64 or hex run that decodes to text holding a secret is itself one (a Kubernetes
+    manifest's `data:` values, a header copied encoded)."""
+    found = _found(text)
+    for start, end, decoded in encoded_runs(text):
+        inner = _found(decoded)
+        if inner:
+            found.append((start, end, inner[0][2]))
+    return _merge(found)
+
+
+def _found(text: str) -> list[tuple[int, int, str]]:
     view = _View.of(text, [m.span() for m in INVISIBLE.finditer(text)])
     lowered = view.text.lower()
     active = _active(lowered)

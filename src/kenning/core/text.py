@@ -102,3 +102,56 @@ def _trie_regex(node: dict[str, Any]) -> str:
     if ends:
         return "(?:" + body + ")?"  # greedy: the longer phrase is tried first
     return body
+
+
+def guarded(pattern: str) -> str:
+    """`pattern` behind a lookahead for the characters any of its matches can start with (both cases),
+    when those can be read off its syntax; Python's engine then rejects most positions with one test,
+    which it cannot do itself for a pattern that ignores case or opens with a group or an anchor."""
+    from re import _parser  # the stdlib's own parser: the one compile() uses
+
+    first = _first_chars(list(_parser.parse(pattern)))
+    if not first:
+        return pattern
+    both = {variant for char in first for variant in (char, char.lower(), char.upper()) if len(variant) == 1}
+    return "(?=[" + "".join(re.escape(c) for c in sorted(both)) + "])(?:" + pattern + ")"
+
+
+def _first_chars(items: list[Any]) -> set[str] | None:
+    """The characters a match of this parsed sequence can start with; None when any could."""
+    from re import _constants as c
+
+    found: set[str] = set()
+    for op, arg in items:
+        if op is c.AT or (op is c.ASSERT_NOT and arg[0] < 0) or (op is c.ASSERT and arg[0] < 0):
+            continue  # anchors and lookbehinds consume nothing
+        if op is c.LITERAL:
+            return found | {chr(arg)}
+        if op is c.IN:
+            chars: set[str] = set()
+            for kind, value in arg:
+                if kind is not c.LITERAL:
+                    return None  # a range, a category or a negated class: too wide to list
+                chars.add(chr(value))
+            return found | chars
+        if op is c.BRANCH:
+            for branch in arg[1]:
+                more = _first_chars(list(branch))
+                if more is None:
+                    return None
+                found |= more
+            return found
+        if op is c.SUBPATTERN:
+            more = _first_chars(list(arg[3]))
+            return None if more is None else found | more
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            low, _, body = arg
+            more = _first_chars(list(body))
+            if more is None:
+                return None
+            found |= more
+            if low >= 1:
+                return found
+            continue  # optional: the match may start with what follows
+        return None
+    return None  # the whole pattern may match the empty string
