@@ -15,7 +15,7 @@ import pytest
 
 from conftest import CALLER
 from kenning.core.errors import InvalidInput
-from kenning.core.secrets import INVISIBLE
+from kenning.core.unmask import INVISIBLE
 from kenning.core.validation import MemoryDraft
 from kenning.services.facade import Kenning
 from kenning.services.records import MemoryPatch

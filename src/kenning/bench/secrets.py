@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kenning.core.secrets import INVISIBLE
+from kenning.core.unmask import INVISIBLE
 
 _FRAGMENT = 8
 

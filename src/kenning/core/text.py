@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -108,9 +109,8 @@ def guarded(pattern: str) -> str:
     """`pattern` behind a lookahead for the characters any of its matches can start with (both cases),
     when those can be read off its syntax; Python's engine then rejects most positions with one test,
     which it cannot do itself for a pattern that ignores case or opens with a group or an anchor."""
-    from re import _parser  # the stdlib's own parser: the one compile() uses
-
-    first = _first_chars(list(_parser.parse(pattern)))
+    parser = importlib.import_module("re._parser")  # the stdlib's own parser, the one compile() uses
+    first = _first_chars(list(parser.parse(pattern)))
     if not first:
         return pattern
     both = {variant for char in first for variant in (char, char.lower(), char.upper()) if len(variant) == 1}
@@ -119,8 +119,7 @@ def guarded(pattern: str) -> str:
 
 def _first_chars(items: list[Any]) -> set[str] | None:
     """The characters a match of this parsed sequence can start with; None when any could."""
-    from re import _constants as c
-
+    c = importlib.import_module("re._constants")
     found: set[str] = set()
     for op, arg in items:
         if op is c.AT or (op is c.ASSERT_NOT and arg[0] < 0) or (op is c.ASSERT and arg[0] < 0):
