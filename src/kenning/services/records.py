@@ -31,6 +31,13 @@ from kenning.services.provenance import cap_trust, check_may_edit, check_may_rel
 # States a caller may set directly. Superseding and quarantine have their own operations.
 _SETTABLE_STATES = (MemoryState.ACTIVE, MemoryState.ARCHIVED, MemoryState.DEPRECATED)
 
+# An update is not quarantined (the memory it changes may already be trusted): what screening would
+# hold back is refused instead.
+_READS_AS_INSTRUCTIONS = (
+    "reads like instructions to agents or hides Unicode; store it with remember to have it "
+    "quarantined for review, or rephrase it as a plain statement"
+)
+
 
 def check_id(memory_id: str, field: str = "id") -> str:
     if not isinstance(memory_id, str) or not is_ulid(memory_id):
@@ -132,7 +139,7 @@ def update(
         raise InvalidInput(
             "id", f"memory {current.id} is quarantined; release or delete it with review first"
         )
-    from kenning.services.screening import Screening, redact_value
+    from kenning.services.screening import Screening, judge_embedded, redact_value
 
     # What an update carries goes through the same redaction as a new memory, before validation.
     secrets = Screening()
@@ -172,11 +179,7 @@ def update(
             field = next(
                 name for name, text in zip(("content", "context", "source"), readable, strict=True) if text
             )
-            raise InvalidInput(
-                field,
-                "reads like instructions to agents or hides Unicode; store it with remember to have it "
-                "quarantined for review, or rephrase it as a plain statement",
-            )
+            raise InvalidInput(field, _READS_AS_INSTRUCTIONS)
     if patch.pinned is not None:
         if not isinstance(patch.pinned, bool):
             raise InvalidInput("pinned", "must be true or false")
@@ -228,6 +231,12 @@ def update(
             degraded = [*degraded, f"not_embedded: {exc.message}"]
         if embedded is not None:
             vector = StoredVector(model=embedded[0], values=embedded[1][0])
+            learned = Screening()
+            judge_embedded(learned, embedded[0], embedded[1][0], updated.content)
+            if learned.action("quarantine") == "quarantined":
+                raise InvalidInput("content", _READS_AS_INSTRUCTIONS)
+            if learned.degraded:
+                degraded = [*degraded, learned.degraded]
     audit = AuditEntry(
         at=now,
         actor=caller.agent_id,

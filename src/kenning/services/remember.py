@@ -37,7 +37,7 @@ from kenning.services.consistency import Assessment, assess, conflict_evidence, 
 from kenning.services.deps import Caller, Deps
 from kenning.services.provenance import cap_trust, check_may_supersede, may_replace, owns
 from kenning.services.records import check_id, close_conflict
-from kenning.services.screening import Screening, flag_draft, redact_draft
+from kenning.services.screening import Screening, flag_draft, judge_embedded, redact_draft
 
 logger = logging.getLogger(__name__)
 
@@ -167,8 +167,11 @@ def remember_many(
     vectors: list[list[StoredVector]] = [[] for _ in fresh]
     if embedded is not None:
         model, matrix = embedded
-        for position in range(len(fresh)):
+        for position, index in enumerate(fresh):
             vectors[position].append(StoredVector(model=model, values=matrix[position]))
+            # The learned screening signal reads the embedding every write computes anyway.
+            judge_embedded(screens[index], model, matrix[position], clean[index].content)
+        degraded += sorted({s.degraded for s in screens if s.degraded})
         for offset, (position, _) in enumerate(extra):
             kind = context_model(model) if offset < len(threads.contexts) else window_model(model)
             vectors[position].append(StoredVector(model=kind, values=matrix[len(fresh) + offset]))
@@ -180,9 +183,8 @@ def remember_many(
     for position, index in enumerate(fresh):
         draft = clean[index]
         screening = screens[index]
-        action = None
-        if screening.flags:
-            action = "quarantined" if deps.screening == "quarantine" else "flagged"
+        action = screening.action(deps.screening)
+        if action is not None:
             report = screening.as_dict(action)
             if action == "quarantined" and draft.supersedes:
                 report["pending_supersedes"] = draft.supersedes

