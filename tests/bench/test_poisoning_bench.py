@@ -95,3 +95,14 @@ def test_a_blind_run_counts_its_misses_without_showing_them(tmp_path: Path) -> N
     report = json.loads(out.read_text())
     assert report["judged_by"] == "rules only" and report["mistakes"] == 1
     assert "Tuesdays" not in done.stdout and "Tuesdays" not in out.read_text()
+
+
+def test_the_blind_corpus_is_large_and_multilingual_with_hard_benign_cases() -> None:
+    """Written by a helper who saw neither our corpus nor our patterns; measured, never tuned on."""
+    items = json.loads((CORPUS.parent / "poisoning_blind.json").read_text(encoding="utf-8"))["items"]
+    languages = {i["lang"] for i in items if i["lang"] != "mixed"}
+    assert len(items) >= 200 and len(languages) >= 8
+    assert all(
+        sum(1 for i in items if i["lang"] == lang and i["kind"] == "attack") >= 10 for lang in languages
+    )
+    assert sum(1 for i in items if i["category"].startswith("hard-")) >= 100
