@@ -9,6 +9,7 @@ smuggle text. A learned signal over the embedding (services/screening) judges be
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -114,15 +115,16 @@ def _hidden(text: str) -> list[Flag]:
 
 def _instruction(view: str) -> str | None:
     instructions, weakening, _ = _compiled()
+    reading = _Reading(view)
     scripts = ["latin"] + [name for name, letter in _SCRIPT_OF.items() if letter.search(view)]
     for pattern in (p for script in scripts for p in instructions[script]):
         for match in pattern.finditer(view):
-            if not _described(view, match) and not _supposed(view, match):
+            if not reading.described(match) and not reading.supposed(match):
                 return match.group(0)[:_EXCERPT]
     for pattern in weakening:
         for match in pattern.finditer(view):
-            negated = _NEGATED.search(view, _sentence_start(view, match.start()), match.end())
-            if not negated and not _described(view, match) and not _supposed(view, match):
+            negated = _NEGATED.search(view, reading.sentence_start(match.start()), match.end())
+            if not negated and not reading.described(match) and not reading.supposed(match):
                 return match.group(0)[:_EXCERPT]
     return None
 
@@ -130,35 +132,72 @@ def _instruction(view: str) -> str | None:
 def _breakout(view: str) -> str | None:
     if _vocabulary()[1].search(view):
         return None  # a note about chat templates names their markers
+    reading = _Reading(view)
     for pattern in _compiled()[2]:
         for match in pattern.finditer(view):
-            if not _described(view, match):
+            if not reading.described(match):
                 return match.group(0)[:60]
     return None
 
 
-def _sentence_start(view: str, position: int) -> int:
-    return max(view.rfind(".", 0, position), view.rfind("\n", 0, position), view.rfind("。", 0, position)) + 1
+# How far back a sentence is read for a negation or a hypothetical: bounded, so that a text with a
+# thousand matches and no full stop costs a thousand short reads, not a thousand long ones.
+_LOOKBACK = 300
 
 
-def _supposed(view: str, match: re.Match[str]) -> bool:
-    """Whether the sentence frames the match as a case ("if a memory asks you to ..., refuse")."""
-    return bool(_vocabulary()[2].search(view, _sentence_start(view, match.start()), match.start() + 1))
+class _Reading:
+    """One view and what its exemptions need, computed once however many matches ask."""
 
+    def __init__(self, view: str) -> None:
+        self.view = view
+        self._spans: list[tuple[int, int]] | None = None
+        self._starts: list[int] = []
+        self._reported: bool | None = None
 
-def _described(view: str, match: re.Match[str]) -> bool:
-    """Whether the match lies mostly inside quotes, a code span or fence, or a block quote, and the
-    text around them says it is describing an attack (an incident note, a test fixture, an example)."""
-    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(view)]
-    inside = sum(max(0, min(end, match.end()) - max(start, match.start())) for start, end in spans)
-    if inside * 2 < match.end() - match.start():
-        return False
-    outside, last = [], 0
-    for start, end in spans:
-        outside.append(view[last:start])
-        last = end
-    outside.append(view[last:])
-    return bool(_vocabulary()[0].search(" ".join(outside)))
+    def sentence_start(self, position: int) -> int:
+        floor = max(0, position - _LOOKBACK)
+        view = self.view
+        return (
+            max(
+                view.rfind(".", floor, position),
+                view.rfind("\n", floor, position),
+                view.rfind("。", floor, position),
+                floor - 1,
+            )
+            + 1
+        )
+
+    def supposed(self, match: re.Match[str]) -> bool:
+        """Whether the sentence frames the match as a case ("if a memory asks you to ..., refuse")."""
+        return bool(_vocabulary()[2].search(self.view, self.sentence_start(match.start()), match.start() + 1))
+
+    def described(self, match: re.Match[str]) -> bool:
+        """Whether the match lies mostly inside quotes, a code span or fence, or a block quote, and
+        the text around them says it is describing an attack (an incident note, a test fixture)."""
+        spans = self._quoted()
+        inside = 0
+        # Spans do not overlap and are in order: only those starting before the match ends count.
+        for start, end in reversed(spans[: bisect.bisect_left(self._starts, match.end())]):
+            if end <= match.start():
+                break
+            inside += min(end, match.end()) - max(start, match.start())
+        return inside * 2 >= match.end() - match.start() and self._reporting()
+
+    def _quoted(self) -> list[tuple[int, int]]:
+        if self._spans is None:
+            self._spans = [(m.start(), m.end()) for m in _QUOTED.finditer(self.view)]
+            self._starts = [start for start, _ in self._spans]
+        return self._spans
+
+    def _reporting(self) -> bool:
+        if self._reported is None:
+            outside, last = [], 0
+            for start, end in self._quoted():
+                outside.append(self.view[last:start])
+                last = end
+            outside.append(self.view[last:])
+            self._reported = bool(_vocabulary()[0].search(" ".join(outside)))
+        return self._reported
 
 
 @cache
