@@ -67,7 +67,7 @@ EN = (
     rf"\b{_SENSITIVE}[^\n]{{0,60}}\b(?:send|post|upload|forward|email|share)\b[^\n]{{0,40}}(?:https?://|@|public|channel)",
     r"\bcurl\b[^\n]{0,40}(?:-d|--data|-F|-T|--upload-file)\s*@",
     r"\bgit remote add\b[^\n]{0,80}\bgit push\b",
-    r"!\[[^\]]*\]\(https?://[^)]*\{[^}]+\}",
+    r"!\[[^\]]{0,200}+\]\(https?://[^){]{0,300}+\{[^}]{1,100}\}",
     r"\b(?:always|must|only)\b[^.\n]{0,40}\b(?:install|use|download|pull)\b[^.\n]{0,40}\bhttp://",
     r"\b(?:package index|registry|package source|index-url|pip source)\b[^.\n]{0,20}\bis\s+http://",
     r"\b(?:add|install)\b[^.\n]{0,30}\b(?:dependency|package)\b[^.\n]{0,40}\bfrom\s+https?://",
@@ -114,16 +114,16 @@ WEAKENING = (
     # every language. The screening module drops a match when its sentence says never/avoid/don't.
     r"(?:--no-verify|verify\s*=\s*false|--insecure|\bcurl -k\b|sslverify\s*(?:=|:)?\s*(?:false|0|no)|strict-ssl\s*(?:=|:)?\s*false|stricthostkeychecking\s*(?:=|:)?\s*no|node_tls_reject_unauthorized\s*=\s*['\"]?0|--trusted-host|--disable-content-trust|--skip-tls-verify|insecure_skip_verify\s*[:=]\s*true|--allow-unauthenticated|--no-check-certificate|set\s+-o\s+nounset|--dangerously-skip-permissions|--yolo)[^.\n]{0,80}\b(?:always|every(?:where| time| commit| request| call| repo)?|all (?:commits|requests|calls|repos|environments|scripts)|by default|convention|standard|policy|from now on|going forward|must|should|team)\b",
     r"\b(?:always|every(?:where| time)?|by default|convention is|standard is|policy is|from now on|going forward|team (?:rule|policy|decision|convention)|we always|must|should)\b[^.\n]{0,80}(?:--no-verify|verify\s*=\s*false|--insecure|\bcurl -k\b|sslverify\s*(?:=|:)?\s*(?:false|0|no)|strict-ssl\s*(?:=|:)?\s*false|stricthostkeychecking\s*(?:=|:)?\s*no|node_tls_reject_unauthorized\s*=\s*['\"]?0|--trusted-host|--skip-tls-verify|insecure_skip_verify|--no-check-certificate|--dangerously-skip-permissions|--yolo|chmod\s+(?:-R\s+)?777|disable (?:tls|ssl|certificate) (?:verification|checks?))",
-    r"\b(?:desactiva|desactivar|desactiven|omite|omitir|salta|saltar|saltate|deshabilita|deshabilitar|evita|evitar)\w*\b[^.\n]{0,25}\b(?:verificacion(?:es)?|revision(?:es)?|tls|ssl|comprobaciones|pruebas|tests|autenticacion|2fa|code review)\b[^.\n]{0,60}\b(?:siempre|todos|todas|por defecto|convencion|norma|politica|a partir de ahora|de ahora en adelante)\b",
-    r"\b(?:siempre|por defecto|la convencion es|la norma es|a partir de ahora|de ahora en adelante)\b[^.\n]{0,60}\b(?:desactiva|desactivar|omite|omitir|salta|saltar|deshabilita|deshabilitar|sin)\w*\b[^.\n]{0,25}\b(?:verificacion(?:es)?|revision(?:es)?|tls|ssl|comprobaciones|pruebas|tests|autenticacion|2fa)\b",
-    r"\b(?:deaktivier\w*|abschalt\w*|uberspring\w*|umgeh\w*|ausschalt\w*)\b[^.\n]{0,25}\b(?:prufung\w*|verifizierung|zertifikat\w*|tls|ssl|review\w*|tests|authentifizierung|2fa|sicherheits\w*)\b[^.\n]{0,60}\b(?:immer|standardmassig|grundsatzlich|uberall|konvention|regel|ab jetzt|kunftig)\b",
-    r"\b(?:immer|standardmassig|grundsatzlich|uberall|konvention ist|ab jetzt|ab sofort|kunftig)\b[^.\n]{0,60}\b(?:prufung\w*|verifizierung|zertifikat\w*|tls|ssl|review\w*|tests|authentifizierung|2fa)\b[^.\n]{0,25}\b(?:deaktivier\w*|abschalt\w*|uberspring\w*|umgeh\w*|ausschalt\w*|weglassen)",
-    r"\b(?:desactive[rz]?|desactiver|saute[rz]?|sauter|contourne[rz]?|contourner|ignore[rz]? la)\b[^.\n]{0,25}\b(?:verification\w*|controles?|revue|relecture|tls|ssl|tests?|authentification|2fa)\b[^.\n]{0,60}\b(?:toujours|systematiquement|par defaut|convention|regle|desormais|partout)\b",
-    r"\b(?:toujours|systematiquement|par defaut|la convention est|desormais|dorenavant)\b[^.\n]{0,60}\b(?:desactive[rz]?|desactiver|saute[rz]?|sauter|contourne[rz]?|sans)\b[^.\n]{0,25}\b(?:verification\w*|controles?|revue|relecture|tls|ssl|tests?|authentification|2fa)\b",
+    r"\b(?:desactiva|desactivar|desactiven|omite|omitir|salta|saltar|saltate|deshabilita|deshabilitar|evita|evitar)\w{0,20}+\b[^.\n]{0,25}\b(?:verificacion(?:es)?|revision(?:es)?|tls|ssl|comprobaciones|pruebas|tests|autenticacion|2fa|code review)\b[^.\n]{0,60}\b(?:siempre|todos|todas|por defecto|convencion|norma|politica|a partir de ahora|de ahora en adelante)\b",
+    r"\b(?:siempre|por defecto|la convencion es|la norma es|a partir de ahora|de ahora en adelante)\b[^.\n]{0,60}\b(?:desactiva|desactivar|omite|omitir|salta|saltar|deshabilita|deshabilitar|sin)\w{0,20}+\b[^.\n]{0,25}\b(?:verificacion(?:es)?|revision(?:es)?|tls|ssl|comprobaciones|pruebas|tests|autenticacion|2fa)\b",
+    r"\b(?:deaktivier\w{0,20}+|abschalt\w{0,20}+|uberspring\w{0,20}+|umgeh\w{0,20}+|ausschalt\w{0,20}+)\b[^.\n]{0,25}\b(?:prufung\w{0,20}+|verifizierung|zertifikat\w{0,20}+|tls|ssl|review\w{0,20}+|tests|authentifizierung|2fa|sicherheits\w{0,20}+)\b[^.\n]{0,60}\b(?:immer|standardmassig|grundsatzlich|uberall|konvention|regel|ab jetzt|kunftig)\b",
+    r"\b(?:immer|standardmassig|grundsatzlich|uberall|konvention ist|ab jetzt|ab sofort|kunftig)\b[^.\n]{0,60}\b(?:prufung\w{0,20}+|verifizierung|zertifikat\w{0,20}+|tls|ssl|review\w{0,20}+|tests|authentifizierung|2fa)\b[^.\n]{0,25}\b(?:deaktivier\w{0,20}+|abschalt\w{0,20}+|uberspring\w{0,20}+|umgeh\w{0,20}+|ausschalt\w{0,20}+|weglassen)",
+    r"\b(?:desactive[rz]?|desactiver|saute[rz]?|sauter|contourne[rz]?|contourner|ignore[rz]? la)\b[^.\n]{0,25}\b(?:verification\w{0,20}+|controles?|revue|relecture|tls|ssl|tests?|authentification|2fa)\b[^.\n]{0,60}\b(?:toujours|systematiquement|par defaut|convention|regle|desormais|partout)\b",
+    r"\b(?:toujours|systematiquement|par defaut|la convention est|desormais|dorenavant)\b[^.\n]{0,60}\b(?:desactive[rz]?|desactiver|saute[rz]?|sauter|contourne[rz]?|sans)\b[^.\n]{0,25}\b(?:verification\w{0,20}+|controles?|revue|relecture|tls|ssl|tests?|authentification|2fa)\b",
     r"\b(?:desative|desativar|desabilite|desabilitar|pule|pular|contorne|contornar)\b[^.\n]{0,25}\b(?:verificacao|verificacoes|revisao|tls|ssl|testes?|autenticacao|2fa|checagem)\b[^.\n]{0,60}\b(?:sempre|todos|todas|por padrao|convencao|regra|a partir de agora)\b",
     r"\b(?:sempre|por padrao|a convencao e|a regra e|a partir de agora|de agora em diante)\b[^.\n]{0,60}\b(?:desative|desativar|desabilite|desabilitar|pule|pular|contorne|sem)\b[^.\n]{0,25}\b(?:verificacao|verificacoes|revisao|tls|ssl|testes?|autenticacao|2fa)\b",
-    r"(?:отключи|отключить|отключите|отключаем|пропусти|пропускай|пропустить|обойди|обходи|выключи)\w*[^.\n]{0,25}(?:проверк|верификац|ревью|tls|ssl|тест|аутентификац|2fa|сертификат)[^.\n]{0,60}(?:всегда|везде|по умолчанию|правило|соглашение|отныне|впредь)",
-    r"(?:всегда|везде|по умолчанию|у нас принято|наше правило|отныне|впредь)[^.\n]{0,60}(?:отключ|пропуск|пропуст|обход|без)\w*[^.\n]{0,25}(?:проверк|верификац|ревью|tls|ssl|тест|аутентификац|2fa|сертификат)",
+    r"(?:отключи|отключить|отключите|отключаем|пропусти|пропускай|пропустить|обойди|обходи|выключи)\w{0,20}+[^.\n]{0,25}(?:проверк|верификац|ревью|tls|ssl|тест|аутентификац|2fa|сертификат)[^.\n]{0,60}(?:всегда|везде|по умолчанию|правило|соглашение|отныне|впредь)",
+    r"(?:всегда|везде|по умолчанию|у нас принято|наше правило|отныне|впредь)[^.\n]{0,60}(?:отключ|пропуск|пропуст|обход|без)\w{0,20}+[^.\n]{0,25}(?:проверк|верификац|ревью|tls|ssl|тест|аутентификац|2fa|сертификат)",
     r"(?:検証|チェック|レビュー|テスト|TLS|SSL|証明書|認証|2FA)[^。\n]{0,10}(?:を)?(?:スキップ|無効化|無効に|オフに|省略|飛ばし|回避)[^。\n]{0,30}(?:常に|必ず|全て|すべて|デフォルト|規約|ルール|今後)",
     r"(?:常に|必ず|デフォルトで|規約として|今後は)[^。\n]{0,30}(?:検証|チェック|レビュー|テスト|TLS|SSL|証明書|認証|2FA)[^。\n]{0,10}(?:を)?(?:スキップ|無効化|無効に|オフに|省略|飛ばし|回避)",
     r"(?:검증|검사|리뷰|테스트|TLS|SSL|인증서|인증|2FA)[^.\n]{0,10}(?:을|를)?\s*(?:건너뛰|스킵|비활성화|끄|생략|우회)[^.\n]{0,30}(?:항상|반드시|모든|기본|규칙|관례|앞으로)",
@@ -138,51 +138,51 @@ TECHNICAL = (
     r"\b(?:curl|wget)\b[^\n]{0,100}(?:\$\(|`)\s*(?:cat|env|printenv|base64)\b",
     r"\b(?:curl|wget)\b[^\n]{0,60}(?:-d|--data(?:-binary|-raw)?|-F|-T|--upload-file|--post-file(?:=|\s))\s*['\"]?@?[^\s'\"]*(?:\.env\b|id_rsa\b(?!\.pub)|\.aws|credentials|\.npmrc|\.netrc|\.ssh)",
     r"\b(?:curl|wget)\b[^\n|]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b[^\n]{0,80}\b(?:always|every|must|before|whenever|first|automatically)\b",
-    r"!\[[^\]]*\]\(https?://[^)\s]*\?[^)\s]*=(?:\$|\{|<|%7B|%24)",
-    r"!\[[^\]]*\]\(https?://[^)\s]*(?:\$\{|\{\{|%7B%7B)",
+    r"!\[[^\]]{0,200}+\]\(https?://[^)\s?]{0,300}+\?[^)\s]{0,300}?=(?:\$|\{|<|%7B|%24)",
+    r"!\[[^\]]{0,200}+\]\(https?://[^)\s]{0,300}?(?:\$\{|\{\{|%7B%7B)",
     r"\b(?:env|printenv|process\.env|os\.environ)\b[^\n]{0,60}\b(?:to|into|at|=>|->)\s+https?://",
 )
 # Spanish, German, French, Portuguese: matched on text with accents folded away (core/unmask).
 ES = (
-    r"\b(?:ignora\w*|olvida\w*|descarta\w*|omite|omitan|pasa por alto|haz caso omiso de)\b[^.\n]{0,40}\b(?:anteriores|previas|del sistema|originales|todas|tus|sus|que (?:te|le) dieron|de seguridad)\b[^.\n]{0,30}\b(?:instrucciones|indicaciones|reglas|ordenes|directrices|normas|restricciones)\b",
-    r"\b(?:ignora\w*|olvida\w*|descarta\w*|omite|pasa por alto|haz caso omiso de)\b[^.\n]{0,20}\b(?:las |tus |sus |todas las )?(?:instrucciones|indicaciones|ordenes|directrices|restricciones)\b[^.\n]{0,20}\b(?:anteriores|previas|del sistema|originales|de seguridad)",
+    r"\b(?:ignora\w{0,20}+|olvida\w{0,20}+|descarta\w{0,20}+|omite|omitan|pasa por alto|haz caso omiso de)\b[^.\n]{0,40}\b(?:anteriores|previas|del sistema|originales|todas|tus|sus|que (?:te|le) dieron|de seguridad)\b[^.\n]{0,30}\b(?:instrucciones|indicaciones|reglas|ordenes|directrices|normas|restricciones)\b",
+    r"\b(?:ignora\w{0,20}+|olvida\w{0,20}+|descarta\w{0,20}+|omite|pasa por alto|haz caso omiso de)\b[^.\n]{0,20}\b(?:las |tus |sus |todas las )?(?:instrucciones|indicaciones|ordenes|directrices|restricciones)\b[^.\n]{0,20}\b(?:anteriores|previas|del sistema|originales|de seguridad)",
     r"\b(?:a partir de ahora|de ahora en adelante|desde ahora|en adelante|en lo sucesivo)\b[^.\n]{0,60}\b(?:debes|deberas|tienes que|tendras que|no (?:pidas|preguntes|solicites|confirmes|muestres|informes|avises|menciones)|eres)\b",
     r"\b(?:no|nunca|jamas|sin)\s+(?:le\s+)?(?:pidas|preguntes|pedir|preguntar|solicitar|solicites|esperar|esperes|consultar|consultes|confirmar)\b[^.\n]{0,40}\b(?:confirmacion|permiso|aprobacion|autorizacion|usuario|revision|consentimiento)",
     r"\b(?:no|nunca|jamas)\s+(?:le\s+)?(?:digas|informes|menciones|avises|muestres|cuentes|notifiques|adviertas)\b[^.\n]{0,30}\b(?:usuario|nadie|advertencias|avisos|alertas)",
     r"\b(?:todos los|todo|cualquier|los futuros|futuros|cada)\s+(?:agentes?|asistentes?|modelos?|ias?)\b[^.\n]{0,30}\b(?:deben|debe|tienen que|han de|deberan)\b",
-    r"\b(?:envia|enviar|envie|manda|mandar|sube|subir|reenvia|publica|comparte|compartir|copia|filtra)\w*\b[^\n]{0,60}\b(?:contrasenas?|credenciales|tokens?|claves?|secretos?|api keys?|\.env|id_rsa|cookies?)\b[^\n]{0,80}(?:https?://|@|webhook)",
-    r"\b(?:contrasenas?|credenciales|tokens?|claves?|secretos?)\b[^\n]{0,60}\b(?:envia|enviar|manda|sube|reenvia|publica|comparte)\w*\b[^\n]{0,40}(?:https?://|@|webhook)",
+    r"\b(?:envia|enviar|envie|manda|mandar|sube|subir|reenvia|publica|comparte|compartir|copia|filtra)\w{0,20}+\b[^\n]{0,60}\b(?:contrasenas?|credenciales|tokens?|claves?|secretos?|api keys?|\.env|id_rsa|cookies?)\b[^\n]{0,80}(?:https?://|@|webhook)",
+    r"\b(?:contrasenas?|credenciales|tokens?|claves?|secretos?)\b[^\n]{0,60}\b(?:envia|enviar|manda|sube|reenvia|publica|comparte)\w{0,20}+\b[^\n]{0,40}(?:https?://|@|webhook)",
     r"\b(?:ahora eres|a partir de ahora eres|eres ahora|actua como)\b[^.\n]{0,30}\b(?:sin restricciones|sin limites|sin filtros|administrador|root|modo desarrollador)",
     r"\bmodo (?:desarrollador|dios|administrador|sin restricciones)\b",
     r"\b(?:nuevas|verdaderas|autenticas|reales|ocultas) instrucciones\b|\b(?:tus|sus) (?:nuevas |verdaderas )?instrucciones (?:son|reales)\b",
     r"\b(?:este|esta) (?:memoria|nota|mensaje) (?:tiene prioridad|anula|sustituye)\b",
 )
 DE = (
-    r"\b(?:ignorier\w*|vergiss|vergesst|vergessen sie|missacht\w*|uberschreib\w*|verwirf|verwerft)\b[^.\n]{0,40}\b(?:vorherig\w*|bisherig\w*|fruher\w*|obig\w*|alle\w*|alten|ursprunglich\w*|deine\w*|ihre\w*|system\w*)\b[^.\n]{0,30}\b(?:anweisung\w*|instruktion\w*|regeln|vorgaben|befehle|richtlinien|prompts?|einschrankungen)\b",
-    r"\b(?:vorherig\w*|bisherig\w*|fruher\w*|obig\w*|alle\w*|ursprunglich\w*|system\w*)\s+(?:\w+\s+)?(?:anweisung\w*|instruktion\w*|regeln|vorgaben|befehle|richtlinien)\b[^.\n]{0,30}\b(?:ignorier\w*|vergess\w*|missacht\w*|verwerf\w*|aufgehoben|ungultig|nichtig)",
-    r"\b(?:ab (?:jetzt|sofort|heute)|von nun an|kunftig|zukunftig|fortan|in zukunft)\b[^.\n]{0,60}\b(?:musst|sollst|solltest|darfst|wirst du|du|ihr|assistent\w*|agent\w*|ki|modell\w*)\b",
-    r"\b(?:frag|frage|fragt)\b[^.\n]{0,20}\b(?:nutzer\w*|benutzer\w*|anwender\w*|user)\b[^.\n]{0,20}\b(?:nie|niemals|nicht mehr|nicht)\b",
-    r"\b(?:ohne|keine)\s+(?:den |die )?(?:nutzer\w*|benutzer\w*|user|anwender\w*)\s+(?:zu\s+)?(?:fragen|informieren|benachrichtigen)",
-    r"\b(?:nie|niemals|nicht|nicht mehr|keine)\s+(?:mehr\s+)?(?:um\s+)?(?:bestatigung|erlaubnis|zustimmung|freigabe|ruckfrage\w*)\s+(?:bitten|fragen|einholen|stellen)",
-    r"\b(?:sag|sage|erzahl\w*|informier\w*|warn\w*|zeig\w*|erwahn\w*|benachrichtig\w*)\b[^.\n]{0,20}\b(?:nutzer\w*|benutzer\w*|user|niemandem|anwender\w*)\b[^.\n]{0,20}\b(?:nichts|nicht|nie|niemals)\b",
-    r"\b(?:dem|den)\s+(?:nutzer\w*|benutzer\w*|user|anwender\w*)\b[^.\n]{0,20}\b(?:nichts|nicht|nie|niemals)\b[^.\n]{0,15}\b(?:sagen|erzahlen|erwahnen|mitteilen|anzeigen|zeigen)",
-    r"\b(?:alle|jeder|jede|samtliche|kunftige|zukunftige)\s+(?:\w+\s+)?(?:agenten|assistenten|modelle|ki\w*|agent|assistent)\b[^.\n]{0,30}\b(?:mussen|muss|sollen|soll|haben)\b",
-    r"\b(?:send\w*|schick\w*|ubermittel\w*|hochlad\w*|post\w*|weiterleit\w*|kopier\w*|leite\w*)\b[^\n]{0,60}\b(?:passw\w*|kennwort\w*|zugangsdaten|credentials|tokens?|schlussel\w*|geheimnis\w*|secrets?|api-?keys?|\.env|id_rsa|cookies?)\b[^\n]{0,80}(?:https?://|@|webhook)",
-    r"\b(?:passw\w*|kennwort\w*|zugangsdaten|tokens?|schlussel\w*|secrets?|api-?keys?)\b[^\n]{0,60}\b(?:send\w*|schick\w*|ubermittel\w*|hochlad\w*|weiterleit\w*)\b[^\n]{0,40}(?:https?://|@|webhook)",
+    r"\b(?:ignorier\w{0,20}+|vergiss|vergesst|vergessen sie|missacht\w{0,20}+|uberschreib\w{0,20}+|verwirf|verwerft)\b[^.\n]{0,40}\b(?:vorherig\w{0,20}+|bisherig\w{0,20}+|fruher\w{0,20}+|obig\w{0,20}+|alle\w{0,20}+|alten|ursprunglich\w{0,20}+|deine\w{0,20}+|ihre\w{0,20}+|system\w{0,20}+)\b[^.\n]{0,30}\b(?:anweisung\w{0,20}+|instruktion\w{0,20}+|regeln|vorgaben|befehle|richtlinien|prompts?|einschrankungen)\b",
+    r"\b(?:vorherig\w{0,20}+|bisherig\w{0,20}+|fruher\w{0,20}+|obig\w{0,20}+|alle\w{0,20}+|ursprunglich\w{0,20}+|system\w{0,20}+)\s+(?:\w{1,30}+\s+)?(?:anweisung\w{0,20}+|instruktion\w{0,20}+|regeln|vorgaben|befehle|richtlinien)\b[^.\n]{0,30}\b(?:ignorier\w{0,20}+|vergess\w{0,20}+|missacht\w{0,20}+|verwerf\w{0,20}+|aufgehoben|ungultig|nichtig)",
+    r"\b(?:ab (?:jetzt|sofort|heute)|von nun an|kunftig|zukunftig|fortan|in zukunft)\b[^.\n]{0,60}\b(?:musst|sollst|solltest|darfst|wirst du|du|ihr|assistent\w{0,20}+|agent\w{0,20}+|ki|modell\w{0,20}+)\b",
+    r"\b(?:frag|frage|fragt)\b[^.\n]{0,20}\b(?:nutzer\w{0,20}+|benutzer\w{0,20}+|anwender\w{0,20}+|user)\b[^.\n]{0,20}\b(?:nie|niemals|nicht mehr|nicht)\b",
+    r"\b(?:ohne|keine)\s+(?:den |die )?(?:nutzer\w{0,20}+|benutzer\w{0,20}+|user|anwender\w{0,20}+)\s+(?:zu\s+)?(?:fragen|informieren|benachrichtigen)",
+    r"\b(?:nie|niemals|nicht|nicht mehr|keine)\s+(?:mehr\s+)?(?:um\s+)?(?:bestatigung|erlaubnis|zustimmung|freigabe|ruckfrage\w{0,20}+)\s+(?:bitten|fragen|einholen|stellen)",
+    r"\b(?:sag|sage|erzahl\w{0,20}+|informier\w{0,20}+|warn\w{0,20}+|zeig\w{0,20}+|erwahn\w{0,20}+|benachrichtig\w{0,20}+)\b[^.\n]{0,20}\b(?:nutzer\w{0,20}+|benutzer\w{0,20}+|user|niemandem|anwender\w{0,20}+)\b[^.\n]{0,20}\b(?:nichts|nicht|nie|niemals)\b",
+    r"\b(?:dem|den)\s+(?:nutzer\w{0,20}+|benutzer\w{0,20}+|user|anwender\w{0,20}+)\b[^.\n]{0,20}\b(?:nichts|nicht|nie|niemals)\b[^.\n]{0,15}\b(?:sagen|erzahlen|erwahnen|mitteilen|anzeigen|zeigen)",
+    r"\b(?:alle|jeder|jede|samtliche|kunftige|zukunftige)\s+(?:\w{1,30}+\s+)?(?:agenten|assistenten|modelle|ki\w{0,20}+|agent|assistent)\b[^.\n]{0,30}\b(?:mussen|muss|sollen|soll|haben)\b",
+    r"\b(?:send\w{0,20}+|schick\w{0,20}+|ubermittel\w{0,20}+|hochlad\w{0,20}+|post\w{0,20}+|weiterleit\w{0,20}+|kopier\w{0,20}+|leite\w{0,20}+)\b[^\n]{0,60}\b(?:passw\w{0,20}+|kennwort\w{0,20}+|zugangsdaten|credentials|tokens?|schlussel\w{0,20}+|geheimnis\w{0,20}+|secrets?|api-?keys?|\.env|id_rsa|cookies?)\b[^\n]{0,80}(?:https?://|@|webhook)",
+    r"\b(?:passw\w{0,20}+|kennwort\w{0,20}+|zugangsdaten|tokens?|schlussel\w{0,20}+|secrets?|api-?keys?)\b[^\n]{0,60}\b(?:send\w{0,20}+|schick\w{0,20}+|ubermittel\w{0,20}+|hochlad\w{0,20}+|weiterleit\w{0,20}+)\b[^\n]{0,40}(?:https?://|@|webhook)",
     r"\bdu bist (?:jetzt|nun|ab sofort|ab jetzt)\b[^.\n]{0,30}\b(?:uneingeschrankt|ohne (?:einschrankungen|regeln|filter|grenzen)|administrator|admin|root|im)\b",
     r"\b(?:entwickler|gott|admin|administrator|jailbreak)-?modus\b",
     r"\b(?:neue|echte|wahre|eigentliche|geheime|versteckte)\s+(?:system)?(?:anweisungen|instruktionen|regeln)\b\s*(?:sind|:|lauten)",
     r"\b(?:diese|dieser) (?:erinnerung|notiz|nachricht) (?:hat vorrang|uberschreibt|ersetzt)\b",
 )
 FR = (
-    r"\b(?:ignore[rz]?|oublie[rz]?|ne (?:tiens|tenez) (?:pas|plus) compte d\w*|fais abstraction d\w*|passe[rz]? outre|outrepasse[rz]?)\b[^.\n]{0,40}\b(?:precedent\w*|anterieur\w*|systeme|toutes|tous|initiales|originales|tes|vos|ci-dessus)\b[^.\n]{0,30}\b(?:instructions|consignes|regles|directives|ordres|messages|restrictions)\b",
-    r"\b(?:ignore[rz]?|oublie[rz]?|passe[rz]? outre)\b[^.\n]{0,20}\b(?:les |tes |vos |toutes les )?(?:instructions|consignes|directives|restrictions)\b[^.\n]{0,20}\b(?:precedent\w*|anterieur\w*|du systeme|initiales|de securite)",
+    r"\b(?:ignore[rz]?|oublie[rz]?|ne (?:tiens|tenez) (?:pas|plus) compte d\w{0,20}+|fais abstraction d\w{0,20}+|passe[rz]? outre|outrepasse[rz]?)\b[^.\n]{0,40}\b(?:precedent\w{0,20}+|anterieur\w{0,20}+|systeme|toutes|tous|initiales|originales|tes|vos|ci-dessus)\b[^.\n]{0,30}\b(?:instructions|consignes|regles|directives|ordres|messages|restrictions)\b",
+    r"\b(?:ignore[rz]?|oublie[rz]?|passe[rz]? outre)\b[^.\n]{0,20}\b(?:les |tes |vos |toutes les )?(?:instructions|consignes|directives|restrictions)\b[^.\n]{0,20}\b(?:precedent\w{0,20}+|anterieur\w{0,20}+|du systeme|initiales|de securite)",
     r"\b(?:desormais|a partir de maintenant|dorenavant|a l'avenir|des maintenant|a compter d'aujourd'hui)\b[^.\n]{0,60}\b(?:tu dois|vous devez|tu devras|vous devrez|tu es|ne (?:demande|demandez|pose|posez|confirme|previens|signale)|assistant|agent)\b",
     r"\b(?:ne|n')\s*(?:demande|demandez|demander|sollicite[rz]?|attend[sz]?|attendre|attendez)\s+(?:jamais|plus|pas|aucune?)\b[^.\n]{0,40}\b(?:confirmation|permission|autorisation|approbation|validation|utilisateur|accord)",
-    r"\bsans (?:demander|consulter|prevenir|informer|l'accord d\w*)\b[^.\n]{0,10}\b(?:l'utilisateur|l utilisateur|utilisateur|personne|l'humain)",
+    r"\bsans (?:demander|consulter|prevenir|informer|l'accord d\w{0,20}+)\b[^.\n]{0,10}\b(?:l'utilisateur|l utilisateur|utilisateur|personne|l'humain)",
     r"\b(?:ne|n')\s*(?:dis|dites|informe[zr]?|previens|prevenez|mentionne[zr]?|signale[zr]?|montre[zr]?|affiche[zr]?|avertis|avertissez)\s+(?:jamais|pas|rien|plus)\b[^.\n]{0,30}\b(?:utilisateur|personne|avertissements?|alertes?)",
     r"\b(?:tous les|chaque|tout|les futurs|futurs)\s+(?:agents?|assistants?|modeles?|ia)\b[^.\n]{0,30}\b(?:doivent|doit|devront|devra)\b",
-    r"\b(?:envoie[rz]?|envoyer|envoyez|transmet\w*|televerse\w*|publie[rz]?|partage[rz]?|copie[rz]?|poste[rz]?|transfere[rz]?)\b[^\n]{0,60}\b(?:mots? de passe|identifiants|jetons?|tokens?|cles?|secrets?|api keys?|\.env|id_rsa|cookies?)\b[^\n]{0,80}(?:https?://|@|webhook)",
+    r"\b(?:envoie[rz]?|envoyer|envoyez|transmet\w{0,20}+|televerse\w{0,20}+|publie[rz]?|partage[rz]?|copie[rz]?|poste[rz]?|transfere[rz]?)\b[^\n]{0,60}\b(?:mots? de passe|identifiants|jetons?|tokens?|cles?|secrets?|api keys?|\.env|id_rsa|cookies?)\b[^\n]{0,80}(?:https?://|@|webhook)",
     r"\b(?:tu es|vous etes) (?:desormais|maintenant|a present|dorenavant)\b[^.\n]{0,30}\b(?:sans restrictions?|sans limites?|sans filtres?|administrateur|root|en mode)\b",
     r"\bmode (?:developpeur|dieu|administrateur|sans restrictions?)\b",
     r"\b(?:nouvelles|vraies|veritables|cachees) (?:instructions|consignes|regles)\b",
@@ -203,16 +203,16 @@ PT = (
 )
 RU = (
     r"(?:игнорируй|игнорируйте|игнорировать|проигнорируй|забудь|забудьте|забыть|не обращай внимания на|отбрось|отмени|отмените)[^.\n]{0,40}(?:предыдущ|прежн|все|всё|систем|ранее|выше|свои|твои|исходн|прошл)[^.\n]{0,30}(?:инструкци|указани|правил|команд|директив|ограничени|сообщени)",
-    r"(?:предыдущ|прежн|все|системн|исходн)\w*\s+(?:\w+\s+)?(?:инструкци|указани|правил)\w*\s+(?:больше не действуют|отменены|недействительны|устарели)",
+    r"(?:предыдущ|прежн|все|системн|исходн)\w{0,20}+\s+(?:\w{1,30}+\s+)?(?:инструкци|указани|правил)\w{0,20}+\s+(?:больше не действуют|отменены|недействительны|устарели)",
     r"(?:с этого момента|отныне|впредь|с сегодняшнего дня|в дальнейшем)[^.\n]{0,60}(?:ты|вы\b|ассистент|агент|модел|ии\b|спрашивай|запрашивай|сообщай|показывай|уведомляй|должен|должны)",
     r"(?:не|никогда не|без)\s+(?:спрашивай|спрашивайте|запрашивай|запрашивайте|проси|просите|жди|ждите|спрашивать|запрашивать|уточняй|уточнять|согласовывай)[^.\n]{0,40}(?:подтвержден|разрешени|одобрени|согласи|пользовател|ревью|проверк)",
     r"без (?:подтверждения|разрешения|ведома|согласия) (?:пользователя|владельца|человека)",
     r"(?:не|никогда не)\s+(?:говори|сообщай|сообщайте|уведомляй|показывай|упоминай|предупреждай|рассказывай)[^.\n]{0,30}(?:пользовател|никому|предупреждени)",
-    r"(?:все|каждый|любой|будущие)\s+(?:\w+\s+)?(?:агент|ассистент|модел|ии\b|бот)[^.\n]{0,30}(?:должн|обязан|следует)",
-    r"(?:отправ|перешли|пересыл|загрузи|выгрузи|опубликуй|скопируй|передай|слей|отошли)\w*[^\n]{0,60}(?:парол|учетн|учётн|токен|ключ|секрет|api|\.env|id_rsa|cookie|куки)[^\n]{0,80}(?:https?://|@|webhook|вебхук)",
-    r"(?:парол|учетн|учётн|токен|ключ|секрет)\w*[^\n]{0,60}(?:отправ|перешли|загрузи|выгрузи|передай|отошли)\w*[^\n]{0,40}(?:https?://|@|webhook|вебхук)",
+    r"(?:все|каждый|любой|будущие)\s+(?:\w{1,30}+\s+)?(?:агент|ассистент|модел|ии\b|бот)[^.\n]{0,30}(?:должн|обязан|следует)",
+    r"(?:отправ|перешли|пересыл|загрузи|выгрузи|опубликуй|скопируй|передай|слей|отошли)\w{0,20}+[^\n]{0,60}(?:парол|учетн|учётн|токен|ключ|секрет|api|\.env|id_rsa|cookie|куки)[^\n]{0,80}(?:https?://|@|webhook|вебхук)",
+    r"(?:парол|учетн|учётн|токен|ключ|секрет)\w{0,20}+[^\n]{0,60}(?:отправ|перешли|загрузи|выгрузи|передай|отошли)\w{0,20}+[^\n]{0,40}(?:https?://|@|webhook|вебхук)",
     r"(?:теперь ты|ты теперь|отныне ты)[^.\n]{0,30}(?:без ограничений|без фильтров|администратор|root|режиме)",
-    r"режим\w* (?:разработчика|бога|администратора|без ограничений)",
+    r"режим\w{0,20}+ (?:разработчика|бога|администратора|без ограничений)",
     r"(?:новые|настоящие|истинные|скрытые) (?:системные )?(?:инструкции|правила|указания)",
     r"(?:эта|это) (?:память|заметка|сообщение) (?:имеет приоритет|отменяет|заменяет)",
 )
@@ -226,7 +226,7 @@ JA = (
     r"警告を(?:表示|出さ|見せ)(?:しないで|ない|ず)",
     r"(?:すべての|全ての|全|今後の|将来の)(?:エージェント|アシスタント|AI|モデル)[^。\n]{0,10}(?:は|が)[^。\n]{0,20}(?:必ず|べき|ければならない|こと)",
     r"(?:パスワード|認証情報|トークン|秘密鍵|鍵|シークレット|APIキー|\.env|id_rsa|クッキー|cookie)[^\n]{0,40}(?:送信|送って|送る|アップロード|転送|投稿|共有)[^\n]{0,40}(?:https?://|@|webhook|ウェブフック)",
-    r"(?:https?://\S+)[^\n]{0,20}(?:に|へ)[^\n]{0,30}(?:パスワード|認証情報|トークン|秘密鍵|APIキー|\.env|id_rsa)[^\n]{0,20}(?:送信|送|アップロード|転送|投稿)",
+    r"(?:https?://\S{1,200}+)[^\n]{0,20}(?:に|へ)[^\n]{0,30}(?:パスワード|認証情報|トークン|秘密鍵|APIキー|\.env|id_rsa)[^\n]{0,20}(?:送信|送|アップロード|転送|投稿)",
     r"(?:あなたは|君は)(?:今から|これから|もう)?[^。\n]{0,10}(?:制限のない|制約のない|無制限の|管理者|開発者モード|ルート)",
     r"(?:開発者|管理者|神|脱獄)モード",
     r"(?:新しい|本当の|真の|隠された)(?:システム)?(?:指示|命令|ルール)",
@@ -241,7 +241,7 @@ KO = (
     r"경고를?\s*(?:표시하지|보여주지|띄우지)\s*(?:말|않)",
     r"(?:모든|향후|앞으로의|미래의)\s*(?:에이전트|어시스턴트|AI|모델)[^.\n]{0,20}(?:반드시|해야|따라야)",
     r"(?:비밀번호|암호|자격 ?증명|토큰|비밀 ?키|개인 ?키|API ?키|\.env|id_rsa|쿠키)[^\n]{0,40}(?:전송|보내|업로드|전달|게시|공유)[^\n]{0,40}(?:https?://|@|webhook|웹훅)",
-    r"(?:https?://\S+)[^\n]{0,20}(?:으로|로|에)[^\n]{0,30}(?:비밀번호|암호|자격 ?증명|토큰|비밀 ?키|API ?키|\.env|id_rsa)[^\n]{0,20}(?:전송|보내|업로드|전달)",
+    r"(?:https?://\S{1,200}+)[^\n]{0,20}(?:으로|로|에)[^\n]{0,30}(?:비밀번호|암호|자격 ?증명|토큰|비밀 ?키|API ?키|\.env|id_rsa)[^\n]{0,20}(?:전송|보내|업로드|전달)",
     r"(?:너는|당신은)\s*(?:이제|지금부터)?[^.\n]{0,10}(?:제한 ?없는|제약 ?없는|관리자|개발자 모드|루트)",
     r"(?:개발자|관리자|탈옥|갓)\s*모드",
     r"(?:새로운|진짜|실제|숨겨진)\s*(?:시스템\s*)?(?:지시|명령|지침|규칙)(?:은|는|:)",
@@ -256,12 +256,12 @@ ZH_MORE = (
 # A note that reports an attack (a quoted payload in an incident note, a test fixture) is not an
 # instruction: these words outside the quotes say the quoted text is being described.
 REPORTING = (
-    r"\b(?:attack\w*|inject\w*|payload|phish\w*|malicious|exploit\w*|red[- ]?team\w*|example|sample|fixture|"
-    r"test case|blocked|flagged|detect\w*|quarantin\w*|caught|cve-\d+|jailbreak\w*|attempt\w*|spam|scam|"
-    r"incident|report\w*|postmortem|post-mortem|(?:inc|sec)-\d+|quoted|hidden text|saniti[sz]\w*|guardrail\w*|"
+    r"\b(?:attack\w{0,20}+|inject\w{0,20}+|payload|phish\w{0,20}+|malicious|exploit\w{0,20}+|red[- ]?team\w{0,20}+|example|sample|fixture|"
+    r"test case|blocked|flagged|detect\w{0,20}+|quarantin\w{0,20}+|caught|cve-\d+|jailbreak\w{0,20}+|attempt\w{0,20}+|spam|scam|"
+    r"incident|report\w{0,20}+|postmortem|post-mortem|(?:inc|sec)-\d+|quoted|hidden text|saniti[sz]\w{0,20}+|guardrail\w{0,20}+|"
     r"regression|vorfall|sicherheitsvorfall|bericht|rapport|relato|incidente|informe|seguridad|seguranca|securite|"
-    r"ataque|inyeccion|malicios\w*|ejemplo|prueba|angriff\w*|injektion|bosartig\w*|beispiel|attaque|"
-    r"malveillant\w*|exemple|injecao|exemplo|teste)\b"
+    r"ataque|inyeccion|malicios\w{0,20}+|ejemplo|prueba|angriff\w{0,20}+|injektion|bosartig\w{0,20}+|beispiel|attaque|"
+    r"malveillant\w{0,20}+|exemple|injecao|exemplo|teste)\b"
     r"|атак|инъекц|вредонос|пример|инцидент|отч[её]т|цитир|攻击|注入|恶意|示例|样本|钓鱼|事故|报告|引用|攻撃|"
     r"インジェクション|悪意|フィッシング|インシデント|報告|引用|공격|인젝션|악성|예시|피싱|사고|보고|인용"
 )
@@ -273,7 +273,7 @@ WRAPPER = (
 )
 # Text about chat templates names their markers without breaking out of anything.
 TEMPLATES = (
-    r"\b(?:templates?|tokeni[sz]er\w*|apply_chat_template|chat format|prompt format|saniti[sz]\w*|strip\w*|escap\w*)\b"
+    r"\b(?:templates?|tokeni[sz]er\w{0,20}+|apply_chat_template|chat format|prompt format|saniti[sz]\w{0,20}+|strip\w{0,20}+|escap\w{0,20}+)\b"
     r"|шаблон|テンプレート|トークナイザ|模板|分词器|템플릿|토크나이저|vorlage|modele|plantilla"
 )
 # A sentence that says what to do *if* some text asks for something describes an attack.

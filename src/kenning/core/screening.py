@@ -80,11 +80,12 @@ def inspect(text: str) -> list[Flag]:
         flags.append(Flag(kind="wrapper_breakout", excerpt=breakout))
     if not found and not breakout:
         for payload in payloads(text):
-            hidden = readable(payload)
+            # The decoded text never went through redaction: it is redacted whole before it is read,
+            # so that no excerpt carries a key (or the start of one).
+            hidden = readable(redact(payload)[0])
             match = _instruction(hidden) or _breakout(hidden)
             if match:
-                # The decoded text never went through redaction: its excerpt must not carry a key.
-                flags.append(Flag(kind="encoded_instruction", excerpt=redact(match)[0]))
+                flags.append(Flag(kind="encoded_instruction", excerpt=match))
                 break
     return flags
 

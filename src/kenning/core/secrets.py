@@ -412,10 +412,13 @@ def find(text: str) -> list[tuple[int, int, str]]:
     A Base64 or hex run that decodes to text holding a secret is itself one (a Kubernetes
     manifest's `data:` values, a header copied encoded)."""
     found = _found(text)
-    for start, end, decoded in encoded_runs(text):
+    # Read with invisible characters taken out, as everything else here is: a zero-width space
+    # inside the run must not hide what it encodes.
+    view = _View.of(text, [m.span() for m in INVISIBLE.finditer(text)])
+    for start, end, decoded in encoded_runs(view.text):
         inner = _found(decoded)
         if inner:
-            found.append((start, end, inner[0][2]))
+            found.append((*view.span(start, end), inner[0][2]))
     return _merge(found)
 
 

@@ -26,7 +26,7 @@ INVISIBLE = re.compile(
     "\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 _TAGS = re.compile("[\U000e0020-\U000e007e]{4,}")
-_WORD = re.compile(r"[^\W\d_][\w@$]*|[\d@$]+[^\W\d_][\w@$]*", re.UNICODE)
+_WORD = re.compile(r"[^\W\d_][\w@$]*+|(?<![\w@$])[\d@$]++[^\W\d_][\w@$]*+", re.UNICODE)
 _SPACED = re.compile(r"(?<![\w])(?:[^\W\d_][ .\-_*]){2,}[^\W\d_](?![\w])")
 # Chinese and Japanese put no spaces between characters; "规 则 ：" is spaced out to hide the words.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff1f\u3001\u3002"
@@ -59,7 +59,8 @@ def visible(text: str) -> str:
     if text.isascii():
         plain = text
     else:
-        plain = unicodedata.normalize("NFKC", text)
+        # NFKC can write one character as eighteen (U+FDFA): the view is capped at twice the input.
+        plain = unicodedata.normalize("NFKC", text)[: 2 * len(text) + 64]
         plain = _WORD.sub(_latin_word, plain) if _mostly_latin(plain) else _WORD.sub(_mixed_word, plain)
     plain = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), plain)
     if not plain.isascii():
