@@ -386,3 +386,13 @@ def test_a_namespace_s_stats_count_nothing_of_other_namespaces(store: MemoryStor
     assert (mine.total, mine.text_index_rows, mine.trigram_index_rows) == (1, 1, 1)
     assert mine.vectors_by_model == {MODEL: 1} and mine.by_namespace == {"ns": 1}
     assert not mine.health
+
+
+def test_a_conflict_number_is_never_given_twice_even_after_a_purge(store: MemoryStore) -> None:
+    ids = [f"01J00000000000000000000{i:03d}" for i in range(6)]
+    for memory_id in ids:
+        store.insert(record(memory_id, f"memory {memory_id}"), [], audit("x", memory_id))
+    assert store.record_conflict("ns", ids[0], ids[1], {}, 1.0) == 1
+    assert store.record_conflict("ns", ids[2], ids[3], {}, 1.0) == 2
+    store.delete(ids[3], audit("purge", ids[3]))
+    assert store.record_conflict("ns", ids[4], ids[5], {}, 1.0) == 3

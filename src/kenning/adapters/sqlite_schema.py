@@ -181,7 +181,8 @@ MIGRATIONS: list[str] = [
         UNIQUE (seq, content)
     );
     """,
-    # 9: a conflict's number counts within its namespace, so no tenant learns how many others have.
+    # 9: a conflict's number counts within its namespace, so no tenant learns how many others have;
+    # the last number given is kept, so a number is never given twice even after a purge.
     """
     ALTER TABLE conflicts ADD COLUMN number INTEGER;
     UPDATE conflicts SET number = (
@@ -189,6 +190,9 @@ MIGRATIONS: list[str] = [
         WHERE earlier.namespace = conflicts.namespace AND earlier.id <= conflicts.id
     );
     CREATE UNIQUE INDEX conflicts_number ON conflicts (namespace, number);
+    CREATE TABLE conflict_numbers (namespace TEXT PRIMARY KEY, last INTEGER NOT NULL);
+    INSERT INTO conflict_numbers (namespace, last)
+        SELECT namespace, max(number) FROM conflicts GROUP BY namespace;
     """,
 ]
 

@@ -449,26 +449,30 @@ class SqliteStore:
         first, second = sorted((a, b))
         with self._write() as conn:
             # Only between two memories that are still active: one superseded meanwhile settles nothing.
-            cur = conn.execute(
-                "INSERT OR IGNORE INTO conflicts "
-                "(namespace, number, first_id, second_id, evidence, status, created_at) "
-                "SELECT ?, (SELECT coalesce(max(number), 0) + 1 FROM conflicts WHERE namespace = ?), "
-                "?, ?, ?, 'open', ? WHERE "
-                "(SELECT count(*) FROM memories WHERE id IN (?, ?) AND state = 'active') = 2 "
-                "RETURNING number",
-                (
-                    namespace,
-                    namespace,
-                    first,
-                    second,
-                    json.dumps(evidence, ensure_ascii=False),
-                    at,
-                    first,
-                    second,
-                ),
+            known = conn.execute(
+                "SELECT 1 FROM conflicts WHERE namespace = ? AND first_id = ? AND second_id = ?",
+                (namespace, first, second),
+            ).fetchone()
+            active = conn.execute(
+                "SELECT count(*) FROM memories WHERE id IN (?, ?) AND state = 'active'", (first, second)
+            ).fetchone()[0]
+            if known is not None or active != 2:
+                return None
+            # The namespace's last number is kept apart, so a purged conflict's number is never reused.
+            number = int(
+                conn.execute(
+                    "INSERT INTO conflict_numbers (namespace, last) VALUES (?, 1) "
+                    "ON CONFLICT (namespace) DO UPDATE SET last = last + 1 RETURNING last",
+                    (namespace,),
+                ).fetchone()[0]
             )
-            row = cur.fetchone()
-            return int(row[0]) if row is not None else None
+            conn.execute(
+                "INSERT INTO conflicts (namespace, number, first_id, second_id, evidence, status, "
+                "created_at) "
+                "VALUES (?, ?, ?, ?, ?, 'open', ?)",
+                (namespace, number, first, second, json.dumps(evidence, ensure_ascii=False), at),
+            )
+            return number
 
     def conflicts(self, namespace: str, *, status: str | None, limit: int, offset: int) -> list[Conflict]:
         clause = "" if status is None else " AND status = ?"
