@@ -198,10 +198,16 @@ def test_malformed_frames_do_not_stop_the_server(server: RawServer, frame: bytes
         ),
         (b'{"jsonrpc": "2.0", "id": "t-23", "method": "tools/list"', "t-23", -32700),
         (b"\xff\xfe\xfd not utf-8 at all", None, -32700),
+        (
+            b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "update", "arguments": '
+            b'{"id": "01J0000000000000000000000Z", "content": "\\ud83d"}}, "id": 25}',
+            25,
+            -32700,
+        ),
         (b"null", None, -32600),
         (b'{"jsonrpc": "2.0", "id": 24, "method": 5}', 24, -32600),
     ],
-    ids=["lone-surrogate", "2000-deep", "truncated", "invalid-utf8", "null", "not-a-request"],
+    ids=["lone-surrogate", "2000-deep", "truncated", "invalid-utf8", "id-last", "null", "not-a-request"],
 )
 def test_a_frame_that_is_not_a_request_gets_a_json_rpc_error_reply(
     server: RawServer, frame: bytes, request_id: int | str | None, code: int

@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
-# The id of a request whose JSON did not parse, read from its first '"id":' member.
+# The id of a request whose JSON did not parse: the '"id":' member of the outermost object, looked
+# for in the first _SCAN characters (an "id" inside the arguments is not the request's).
 _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,200}")')
+_SCAN = 65536
 
 
 async def serve_stdio(server: MCPServer) -> None:
@@ -55,10 +57,7 @@ def error_reply(error: Any) -> Any:
     message = details[0]["msg"] if details else "invalid message"
     request_id: int | str | None = None
     if isinstance(raw, str):
-        found = _ID.search(raw[:4096])
-        if found:
-            token = found.group(1)
-            request_id = int(token) if token[0] != '"' else token[1:-1]
+        request_id = top_level_id(raw)
     else:
         # JSON that parsed: a "missing field" error carries the whole message, id included.
         for detail in details:
@@ -69,3 +68,27 @@ def error_reply(error: Any) -> Any:
     code = PARSE_ERROR if invalid_json else INVALID_REQUEST
     text = f"{'Parse error' if invalid_json else 'Invalid Request'}: {message[:200]}"
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text))
+
+
+def top_level_id(raw: str) -> int | str | None:
+    depth, in_string, escaped = 0, False, False
+    for index, char in enumerate(raw[:_SCAN]):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            if depth == 1:
+                found = _ID.match(raw, index)
+                if found:
+                    token = found.group(1)
+                    return int(token) if token[0] != '"' else token[1:-1]
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+    return None

@@ -233,7 +233,7 @@ def update(
             vector = StoredVector(model=embedded[0], values=embedded[1][0])
             learned = Screening()
             judge_embedded(learned, embedded[0], embedded[1][0], updated.content)
-            if learned.action("quarantine") == "quarantined":
+            if learned.action(deps.screening) == "quarantined":
                 raise InvalidInput("content", _READS_AS_INSTRUCTIONS)
             if learned.degraded:
                 degraded = [*degraded, learned.degraded]
