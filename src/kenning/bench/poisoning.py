@@ -23,12 +23,17 @@ if TYPE_CHECKING:
     from kenning.services.screening import Screening
 
 
+def as_written(text: str) -> str:
+    """The content the write path judges and embeds: secrets redacted as sent, then normalised."""
+    return normalize(redact(text)[0])
+
+
 def screen_all(texts: list[str], *, rules_only: bool) -> tuple[list[Screening], str | None]:
     """Each text's screening as the write path would judge it; the model that judged, or None when
     the rules judged alone."""
     from kenning.services.screening import Screening, judge_embedded
 
-    written = [normalize(redact(text)[0]) for text in texts]
+    written = [as_written(text) for text in texts]
     screens = [Screening(flags=inspect(text)) for text in written]
     if rules_only:
         return screens, None

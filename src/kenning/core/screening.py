@@ -18,7 +18,7 @@ from functools import cache
 from kenning.core import instruction_patterns as patterns
 from kenning.core.secrets import redact
 from kenning.core.text import guarded
-from kenning.core.unmask import payloads, visible
+from kenning.core.unmask import HANGUL, SELECTOR_RUN, latin_lookalikes, payloads, visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,6 @@ _ZERO_WIDTH = re.compile(rf"(?<=[{_IN_WORD}])[\u200b-\u200d\u2060\ufeff\u180e]+(
 _BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
 _OVERRIDE = re.compile(r"[\u202d\u202e]")
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
-_SMUGGLED = re.compile(r"[\ufe00-\ufe0f\U000e0100-\U000e01ef]{4,}")
 
 # Pattern sets by the script they need: a set runs only on text that has a letter of its script
 # (every Chinese, Japanese, Korean and Russian pattern needs one), so most texts meet a third of them.
@@ -52,7 +51,7 @@ _SCRIPTS = {
 }
 _SCRIPT_OF = {
     "han": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"),
-    "hangul": re.compile(r"[\uac00-\ud7a3]"),
+    "hangul": HANGUL,
     "cyrillic": re.compile(r"[\u0400-\u04ff]"),
 }
 _NEGATED = re.compile(
@@ -90,6 +89,14 @@ def inspect(text: str) -> list[Flag]:
     return flags
 
 
+def prepare() -> None:
+    """Compile every pattern and load the look-alike table now (serve's warm-up does), so that the
+    first write after a start does not wait a quarter of a second for them."""
+    _compiled()
+    _vocabulary()
+    latin_lookalikes()
+
+
 def readable(text: str) -> str:
     """The view the patterns read: core/unmask's visible text with Latin accents folded away."""
     view = visible(text)
@@ -107,7 +114,7 @@ def _hidden(text: str) -> list[Flag]:
         ("unicode_tag", _TAG.search(text)),
         ("zero_width", _ZERO_WIDTH.search(text)),
         ("bidi_control", (_OVERRIDE if _RTL.search(text) else _BIDI).search(text)),
-        ("variation_selectors", _SMUGGLED.search(text)),
+        ("variation_selectors", SELECTOR_RUN.search(text)),
     ):
         if match:
             flags.append(Flag(kind=kind, excerpt=f"U+{ord(match.group(0)[0]):04X} at {match.start()}"))

@@ -31,7 +31,7 @@ _SPACED = re.compile(r"(?<![\w])(?:[^\W\d_][ .\-_*]){2,}[^\W\d_](?![\w])")
 # Chinese and Japanese put no spaces between characters; "规 则 ：" is spaced out to hide the words.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff1f\u3001\u3002"
 _CJK_SPACED = re.compile(f"(?<=[{_CJK}]) +(?=[{_CJK}])")
-_HANGUL = re.compile("[\uac00-\ud7a3]")
+HANGUL = re.compile("[\uac00-\ud7a3]")
 _HANGUL_SPACED = re.compile("(?<=[\uac00-\ud7a3]) (?=[\uac00-\ud7a3:,.])")
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"}
@@ -39,7 +39,8 @@ _LEET = str.maketrans(
 _LEET_WORD = re.compile(r"\b(?=\w*[a-zA-Z])(?=\w*[013457@$])[a-zA-Z013457@$]{4,}\b")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :]?){12,}")
-_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{4,}")
+# A run of variation selectors: no text needs more than one after a character, smuggled bytes do.
+SELECTOR_RUN = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{4,}")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}[^\s%]{0,3}){3,}")
 # ROT13 is tried on text that names it or holds the rotated forms of common short words (the, and,
 # is, of, to, you; de, la, que, der, und, le, et, os).
@@ -72,7 +73,7 @@ def visible(text: str) -> str:
 
 def _spaced_hangul(text: str) -> bool:
     """Korean puts spaces between words; text with a space after most syllables is spaced out."""
-    syllables = len(_HANGUL.findall(text))
+    syllables = len(HANGUL.findall(text))
     return syllables >= 6 and len(_HANGUL_SPACED.findall(text)) >= 0.6 * syllables
 
 
@@ -83,7 +84,7 @@ def payloads(text: str) -> list[str]:
     found: list[str] = []
     for match in _TAGS.finditer(text):
         found.append("".join(chr(ord(c) - 0xE0000) for c in match.group(0)))
-    for match in _SELECTORS.finditer(text):
+    for match in SELECTOR_RUN.finditer(text):
         # Bytes smuggled as variation selectors after a visible character: U+FE00.. for 0-15,
         # U+E0100.. for 16-255.
         raw = bytes(ord(c) - 0xFE00 if ord(c) < 0xFE10 else ord(c) - 0xE0100 + 16 for c in match.group(0))
@@ -91,14 +92,7 @@ def payloads(text: str) -> list[str]:
         if decoded:
             found.append(decoded)
     plain = INVISIBLE.sub("", text)
-    for match in _BASE64.finditer(plain):
-        decoded = _base64_text(match.group(0))
-        if decoded:
-            found.append(decoded)
-    for match in _HEX.finditer(plain):
-        decoded = _hex_text(match.group(0))
-        if decoded:
-            found.append(decoded)
+    found.extend(decoded for _, _, decoded in encoded_runs(plain, words=True))
     if _PERCENT.search(plain):
         decoded = unquote(plain)
         if decoded != plain:
@@ -109,18 +103,16 @@ def payloads(text: str) -> list[str]:
     return [p[:_MAX_PAYLOAD_CHARS] for p in found[:MAX_PAYLOADS]]
 
 
-def encoded_runs(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, decoded) for each Base64 or hex run in `text` that decodes to printable UTF-8,
-    words or not (a key or a password encoded is text without spaces)."""
+def encoded_runs(text: str, *, words: bool = False) -> list[tuple[int, int, str]]:
+    """(start, end, decoded) for each Base64 run, then each hex run, in `text` that decodes to
+    printable UTF-8: words or not by default (a key or a password encoded is text without spaces),
+    only words with `words`."""
     found = []
-    for match in _BASE64.finditer(text):
-        decoded = _base64_text(match.group(0), words=False)
-        if decoded:
-            found.append((match.start(), match.end(), decoded))
-    for match in _HEX.finditer(text):
-        decoded = _hex_text(match.group(0), words=False)
-        if decoded:
-            found.append((match.start(), match.end(), decoded))
+    for pattern, decode in ((_BASE64, _base64_text), (_HEX, _hex_text)):
+        for match in pattern.finditer(text):
+            decoded = decode(match.group(0), words=words)
+            if decoded:
+                found.append((match.start(), match.end(), decoded))
     return found
 
 
@@ -168,7 +160,7 @@ def _mostly_latin(text: str) -> bool:
 def _latin_word(match: re.Match[str]) -> str:
     """In Latin text, a word's look-alike letters (Cyrillic о, Greek ο, ...) read as Latin ones."""
     word = match.group(0)
-    return word if word.isascii() else word.translate(_latin_lookalikes())
+    return word if word.isascii() else word.translate(latin_lookalikes())
 
 
 def _mixed_word(match: re.Match[str]) -> str:
@@ -176,7 +168,7 @@ def _mixed_word(match: re.Match[str]) -> str:
     word = match.group(0)
     if word.isascii() or not any(c.isascii() and c.isalpha() for c in word):
         return word
-    return word.translate(_latin_lookalikes())
+    return word.translate(latin_lookalikes())
 
 
 def _unleet(match: re.Match[str]) -> str:
@@ -189,7 +181,7 @@ def _unleet(match: re.Match[str]) -> str:
 
 
 @cache
-def _latin_lookalikes() -> dict[int, str]:
+def latin_lookalikes() -> dict[int, str]:
     """Letters that look like a Latin letter or digit, from Unicode's confusables data (through the
     confusable-homoglyphs package), mapped to that letter."""
     from confusable_homoglyphs import confusables
