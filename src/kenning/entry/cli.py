@@ -95,6 +95,9 @@ def serve(ctx: Ctx) -> None:
         # Load the model while the client handshakes, so the first recall does not pay for it; then check
         # the store in full, so damage shows in status without slowing `initialize`.
         app.deps.embeddings.embedder()
+        from kenning.services.screening import prepare_screening
+
+        prepare_screening(app.deps.embeddings.model_id())  # not in the first write: about 0.4 s
         app.check_store()
 
     threading.Thread(target=warm_up, name="kenning-warmup", daemon=True).start()

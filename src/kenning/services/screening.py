@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from kenning.core.screening import Flag, inspect
+from kenning.core.screening import Flag, inspect, prepare
 from kenning.core.secrets import redact, redact_label
 from kenning.core.validation import MemoryDraft
 from kenning.services.screening_model import RULES_ONLY, learned_screen
@@ -108,3 +108,10 @@ def judge_embedded(screening: Screening, model: str, vector: np.ndarray, text: s
             )
             screening.flags.append(Flag(kind="learned", excerpt=excerpt))
             screening.certain = score >= head.certain
+
+
+def prepare_screening(model: str | None) -> None:
+    """Compile the rules and load the classifier for `model` ahead of the first write."""
+    prepare()
+    if model is not None:
+        learned_screen(model)
