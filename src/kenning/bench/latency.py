@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from typing import Any
 
 from kenning.bench.embedders import named_gate
 from kenning.bench.machine import describe, machine_info
+from kenning.bench.stdio_peer import StdioPeer, kenning_command
 from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
@@ -42,14 +42,6 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _kenning_command() -> list[str]:
-    script = Path(sys.executable).with_name("kenning")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("kenning")
-    return [found] if found else [sys.executable, "-m", "kenning"]
-
-
 def measure_cold_start(runs: int, embedder: str) -> list[float]:
     """Seconds from spawning `kenning serve` to its answer to `initialize` over stdio."""
     request = {
@@ -72,7 +64,7 @@ def measure_cold_start(runs: int, embedder: str) -> list[float]:
         for _ in range(runs):
             start = time.perf_counter()
             proc = subprocess.Popen(  # noqa: S603 - our own executable
-                [*_kenning_command(), "serve"],
+                [*kenning_command(), "serve"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -172,6 +164,7 @@ def run_latency_bench(
             )
         worst = _worst_case(app, caller, recall_p95_ms=rows[-1]["recall_p95_ms"] if rows else 0.0, echo=echo)
         app.close()
+        worst["over_stdio"] = _worst_case_over_stdio(Path(scratch), embedder, samples=samples, echo=echo)
     cold = measure_cold_start(5, embedder)
     cold_start = {
         "median": round(statistics.median(cold), 3),
@@ -255,8 +248,73 @@ def _worst_case(
     echo(f"worst-case remember (ms): {writes}")
     echo(f"worst-case recall (ms): {queries}")
     echo(
-        f"another client's recall while they run: p95 {found['other_recall_during_p95_ms']} ms, "
+        "in one process, another caller's recall while they run: "
+        f"p95 {found['other_recall_during_p95_ms']} ms, "
         f"max {found['other_recall_during_max_ms']} ms (normal p95 {recall_p95_ms} ms)"
+    )
+    return found
+
+
+def _worst_case_over_stdio(
+    scratch: Path, embedder: str, *, samples: int, echo: Callable[[str], None]
+) -> dict[str, Any]:
+    """Two clients through the door, each with its own `kenning serve` on the same store: one writes
+    and asks the longest inputs while the other recalls. Its recall p95 is measured idle first."""
+    import threading
+
+    env = {
+        **os.environ,
+        "KENNING_STORAGE__DB_PATH": str(scratch / "bench.db"),
+        "KENNING_EMBEDDINGS__PROVIDER": embedder,
+        "KENNING_SERVER__NAMESPACE": "bench",
+    }
+    heavy_peer = StdioPeer({**env, "KENNING_SERVER__AGENT_ID": "heavy-client"})
+    other_peer = StdioPeer({**env, "KENNING_SERVER__AGENT_ID": "other-client"})
+
+    def recalls(count: int, offset: int) -> list[float]:
+        took = []
+        for index in range(offset, offset + count):
+            start = time.perf_counter()
+            other_peer.call("recall", {"query": query_text(index), "limit": 10})
+            took.append((time.perf_counter() - start) * 1000)
+        return took
+
+    try:
+        recalls(5, 0)  # both servers warm
+        heavy_peer.call("recall", {"query": "warm up", "limit": 1})
+        normal = recalls(samples, 100)
+        failures: list[BaseException] = []
+
+        def heavy() -> None:
+            try:
+                for index, text in enumerate(_LONG_WRITES.values()):
+                    heavy_peer.call("remember", {"content": f"{index} {text}"[:16_000]})
+                for text in _LONG_QUERIES.values():
+                    heavy_peer.call("recall", {"query": text, "limit": 10})
+            except BaseException as exc:  # reported below, with the figures
+                failures.append(exc)
+
+        worker = threading.Thread(target=heavy)
+        worker.start()
+        during: list[float] = []
+        while worker.is_alive():
+            during += recalls(1, 1000 + len(during))
+        worker.join()
+    finally:
+        heavy_peer.close()
+        other_peer.close()
+    if failures:
+        raise RuntimeError(f"the writing client failed: {failures[0]}")
+    found = {
+        "other_recall_normal_p95_ms": round(percentile(normal, 0.95), 1),
+        "other_recall_during_p95_ms": round(percentile(during, 0.95), 1) if during else None,
+        "other_recall_during_max_ms": round(max(during), 1) if during else None,
+        "other_recalls_during": len(during),
+    }
+    echo(
+        f"over stdio, another client's recall while one writes and asks the longest inputs: "
+        f"p95 {found['other_recall_during_p95_ms']} ms, max {found['other_recall_during_max_ms']} ms "
+        f"over {len(during)} recalls (the same client idle: p95 {found['other_recall_normal_p95_ms']} ms)"
     )
     return found
 

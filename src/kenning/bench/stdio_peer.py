@@ -1,0 +1,79 @@
+"""A minimal MCP client over stdio for benches: one `kenning serve` process, one call at a time."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+_PROTOCOL = "2025-11-25"
+
+
+def kenning_command() -> list[str]:
+    """How to start this installation's `kenning`: the script beside this Python, else on PATH."""
+    script = Path(sys.executable).with_name("kenning")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("kenning")
+    return [found] if found else [sys.executable, "-m", "kenning"]
+
+
+class StdioPeer:
+    """A spawned `kenning serve` spoken to in JSON-RPC lines, as any stdio client does."""
+
+    def __init__(self, env: dict[str, str], *, stderr: Path | None = None) -> None:
+        self._log = stderr.open("w") if stderr is not None else None
+        self._proc = subprocess.Popen(  # noqa: S603 - our own executable
+            [*kenning_command(), "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log if self._log is not None else subprocess.DEVNULL,
+            env=env,
+            text=True,
+            encoding="utf-8",
+        )
+        self._next = 0
+        client = {"name": "kenning-bench", "version": "0"}
+        self.request("initialize", {"protocolVersion": _PROTOCOL, "capabilities": {}, "clientInfo": client})
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(json.dumps(message) + "\n")
+        self._proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """The result of one request; raises on a JSON-RPC error or if the server exits."""
+        self._next += 1
+        self._send({"jsonrpc": "2.0", "id": self._next, "method": method, "params": params})
+        assert self._proc.stdout is not None
+        while True:
+            line = self._proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"kenning serve exited (code {self._proc.poll()}) during {method}")
+            message = json.loads(line)
+            if message.get("id") != self._next:
+                continue  # a notification or log message
+            if "error" in message:
+                raise RuntimeError(f"{method} failed: {message['error']}")
+            return dict(message["result"])
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = self.request("tools/call", {"name": tool, "arguments": arguments})
+        if result.get("isError"):
+            raise RuntimeError(f"{tool} failed: {json.dumps(result)[:300]}")
+        return result
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        if self._log is not None:
+            self._log.close()
