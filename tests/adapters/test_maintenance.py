@@ -30,7 +30,7 @@ def test_lost_text_index_rows_are_detected_and_rebuilt(app: Kenning, tmp_path: P
         CALLER, MemoryDraft(content="Kafka brokers run on three nodes", tags=["ops"])
     ).record
     conn = sqlite3.connect(tmp_path / "app.db")
-    conn.execute("DELETE FROM fts_words")
+    conn.execute("DELETE FROM fts_words_1")
     conn.execute("DELETE FROM memory_tags")
     conn.commit()
     conn.close()
@@ -128,7 +128,7 @@ def test_a_store_check_finding_shows_in_status_until_the_next_check(app: Kenning
     app.remember(CALLER, MemoryDraft(content="Redis runs on port 6379"))
     assert app.check_store() == [] and app.status(CALLER).ok is True
     conn = sqlite3.connect(tmp_path / "app.db")
-    conn.execute("DELETE FROM fts_trigram")
+    conn.execute("DELETE FROM fts_trigram_1")
     conn.commit()
     conn.close()
     found = app.check_store()

@@ -282,7 +282,9 @@ def test_vector_search_reports_the_score_scale_and_included_ids(store: MemorySto
 def test_an_old_store_is_migrated_in_place_without_losing_rows(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
     conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
-    conn.executescript(MIGRATIONS[0])
+    first = MIGRATIONS[0]
+    assert isinstance(first, str)
+    conn.executescript(first)
     conn.execute("INSERT INTO schema_version VALUES (1, 0)")
     conn.close()
     old = SqliteStore(tmp_path / "old.db")
@@ -363,7 +365,9 @@ def test_conflicts_recorded_before_numbering_are_numbered_per_namespace(tmp_path
     conn = sqlite3.connect(tmp_path / "old.db", isolation_level=None)
     conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)")
     for version in range(1, 9):
-        conn.executescript(MIGRATIONS[version - 1])
+        script = MIGRATIONS[version - 1]
+        assert isinstance(script, str)
+        conn.executescript(script)
         conn.execute("INSERT INTO schema_version VALUES (?, 0)", (version,))
     for namespace, pair in (("a", "12"), ("b", "34"), ("a", "56")):
         conn.execute(
@@ -386,6 +390,59 @@ def test_a_namespace_s_stats_count_nothing_of_other_namespaces(store: MemoryStor
     assert (mine.total, mine.text_index_rows, mine.trigram_index_rows) == (1, 1, 1)
     assert mine.vectors_by_model == {MODEL: 1} and mine.by_namespace == {"ns": 1}
     assert not mine.health
+
+
+def test_a_namespace_s_word_scores_do_not_move_when_another_namespace_writes(store: MemoryStore) -> None:
+    store.insert(record(ID1, "postgres backups run nightly"), [], audit("r", ID1))
+    store.insert(record(ID2, "the redis cache is warmed at start"), [], audit("r", ID2))
+    mine = Filters(namespace="ns")
+    before = store.search_words("postgres nightly redis", mine, 10)
+    for index in range(30):  # another tenant writes the same words, many times over
+        other_id = f"01J00000000000000000000{index:03d}"
+        store.insert(
+            record(other_id, f"postgres postgres nightly {index}", namespace="other"),
+            [],
+            audit("r", other_id),
+        )
+    assert store.search_words("postgres nightly redis", mine, 10) == before
+    assert [i for i, _ in before] == [ID1, ID2]
+    assert store.search_words("postgres", Filters(namespace="nobody-wrote-here"), 10) == []
+
+
+def test_shared_text_tables_of_schema_9_are_split_per_namespace(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    store = SqliteStore(path)
+    store.insert(record(ID1, "kafka brokers on three nodes"), [], audit("r", ID1))
+    store.insert(record(ID2, "kafka topics are compacted", namespace="other"), [], audit("r", ID2))
+    store.close()
+    conn = sqlite3.connect(path, isolation_level=None)  # back to schema 9: one shared pair of tables
+    conn.execute(
+        "CREATE VIRTUAL TABLE fts_words USING fts5 (content, tags, entities, context, "
+        "tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    conn.execute("CREATE VIRTUAL TABLE fts_trigram USING fts5 (content, tokenize = 'trigram')")
+    for number in (1, 2):
+        conn.execute(
+            "INSERT INTO fts_words (rowid, content, tags, entities, context) "
+            f"SELECT rowid, content, tags, entities, context FROM fts_words_{number}"
+        )
+        conn.execute(
+            f"INSERT INTO fts_trigram (rowid, content) SELECT rowid, content FROM fts_trigram_{number}"
+        )
+        conn.execute(f"DROP TABLE fts_words_{number}")
+        conn.execute(f"DROP TABLE fts_trigram_{number}")
+    conn.execute("DROP TABLE text_indexes")
+    conn.execute("DELETE FROM schema_version WHERE version = 10")
+    conn.close()
+    store = SqliteStore(path)
+    try:
+        assert store.schema_version == LATEST_VERSION
+        assert [i for i, _ in store.search_words("kafka", Filters(namespace="ns"), 10)] == [ID1]
+        assert [i for i, _ in store.search_words("kafka", Filters(namespace="other"), 10)] == [ID2]
+        stats = store.stats(None)
+        assert (stats.text_index_rows, stats.trigram_index_rows) == (2, 2) and not stats.health
+    finally:
+        store.close()
 
 
 def test_a_conflict_number_is_never_given_twice_even_after_a_purge(store: MemoryStore) -> None:

@@ -39,7 +39,7 @@ def _vocabulary(path: Path) -> set[str]:
     """Every term either full-text index still holds, deleted rows' included until a merge."""
     conn = sqlite3.connect(path)
     try:
-        conn.execute("CREATE VIRTUAL TABLE temp.words_vocab USING fts5vocab(main, fts_words, 'row')")
+        conn.execute("CREATE VIRTUAL TABLE temp.words_vocab USING fts5vocab(main, fts_words_1, 'row')")
         return {str(row[0]) for row in conn.execute("SELECT term FROM temp.words_vocab")}
     finally:
         conn.close()

@@ -2,10 +2,44 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
+from collections.abc import Callable
 
-MIGRATIONS: list[str] = [
+from kenning.adapters.sqlite_text_index import KINDS, create_tables, table_name
+
+logger = logging.getLogger(__name__)
+
+
+def _text_index_per_namespace(conn: sqlite3.Connection) -> None:
+    """10: each namespace gets its own word and trigram tables (see sqlite_text_index), filled from
+    the shared ones, which go. A shared table that cannot be read leaves the new ones empty, and
+    status then asks for `kenning reindex`."""
+    conn.execute("CREATE TABLE text_indexes (namespace TEXT PRIMARY KEY, number INTEGER NOT NULL UNIQUE)")
+    namespaces = [str(r[0]) for r in conn.execute("SELECT DISTINCT namespace FROM memories ORDER BY 1")]
+    columns = {"fts_words": ("content", "tags", "entities", "context"), "fts_trigram": ("content",)}
+    for number, namespace in enumerate(namespaces, start=1):
+        conn.execute("INSERT INTO text_indexes (namespace, number) VALUES (?, ?)", (namespace, number))
+        create_tables(conn, number)
+        for kind in KINDS:
+            try:
+                conn.execute(
+                    f"INSERT INTO {table_name(kind, number)} (rowid, {', '.join(columns[kind])}) "
+                    f"SELECT f.rowid, {', '.join('f.' + c for c in columns[kind])} "
+                    f"FROM {kind} f JOIN memories m ON m.seq = f.rowid WHERE m.namespace = ?",
+                    (namespace,),
+                )
+            except sqlite3.DatabaseError as exc:
+                logger.warning("could not copy %s for namespace %r: %s", kind, namespace, exc)
+    for kind in KINDS:
+        try:
+            conn.execute(f"DROP TABLE IF EXISTS {kind}")
+        except sqlite3.DatabaseError as exc:  # a damaged table: `kenning reindex` removes it
+            logger.warning("could not drop the shared %s: %s", kind, exc)
+
+
+MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     # 1: records, text indexes, vectors, edges, audit.
     """
     CREATE TABLE memories (
@@ -194,6 +228,7 @@ MIGRATIONS: list[str] = [
     INSERT INTO conflict_numbers (namespace, last)
         SELECT namespace, max(number) FROM conflicts GROUP BY namespace;
     """,
+    _text_index_per_namespace,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)
@@ -222,8 +257,12 @@ def migrate(conn: sqlite3.Connection) -> int:
             conn.execute("ROLLBACK")
             return version
         for number in range(version + 1, LATEST_VERSION + 1):
-            for statement in _statements(MIGRATIONS[number - 1]):
-                conn.execute(statement)
+            step = MIGRATIONS[number - 1]
+            if callable(step):
+                step(conn)
+            else:
+                for statement in _statements(step):
+                    conn.execute(statement)
             conn.execute(
                 "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", (number, time.time())
             )

@@ -1,4 +1,5 @@
-"""The embedded store: one SQLite file in WAL mode, FTS5 word and trigram indexes, vectors as BLOBs.
+"""The embedded store: one SQLite file in WAL mode, FTS5 word and trigram indexes per namespace,
+vectors as BLOBs.
 
 Every write runs in one `BEGIN IMMEDIATE` transaction that covers the record, its index rows, its
 vector and its audit entry, so they commit together or not at all.
@@ -30,6 +31,15 @@ from kenning.adapters.sqlite_rows import (
     row_values,
 )
 from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
+from kenning.adapters.sqlite_text_index import (
+    KINDS,
+    TRIGRAMS,
+    WORDS,
+    TextIndexes,
+    create_tables,
+    shadow_tables,
+    table_name,
+)
 from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
@@ -43,7 +53,6 @@ logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 _CJK_CANDIDATES = 400
-_FTS_TABLES = ("fts_words", "fts_trigram")
 
 
 def fts5_available() -> bool:
@@ -70,7 +79,8 @@ class SqliteStore:
         self._write_retries = write_retries
         self._lock = threading.RLock()
         self._matrices: dict[str, VectorMatrix] = {}
-        self._words_removed = False  # set inside a write that removed words; see _scrub
+        self._texts = TextIndexes()
+        self._words_removed: set[str] = set()  # text tables a write removed words from; see _scrub
         self._busy_timeout_s = busy_timeout_s
         self._conn = self._connect()
         self.schema_version = self._retrying(lambda: migrate(self._conn))
@@ -133,16 +143,16 @@ class SqliteStore:
                     self._conn.execute("ROLLBACK")
                     raise
                 if self._words_removed:
-                    self._scrub()
+                    self._scrub(sorted(self._words_removed))
             finally:
-                self._words_removed = False
+                self._words_removed = set()
 
-    def _scrub(self) -> None:
+    def _scrub(self, tables: list[str]) -> None:
         """After words were removed on request (a purge, new content): merge the full-text segments so
         that no index keeps the old words, and checkpoint the WAL so that its old page images go too. A
         failure here loses nothing (the words are already unreachable); the next removal merges again."""
         try:
-            for table in _FTS_TABLES:
+            for table in tables:
                 self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
@@ -225,15 +235,16 @@ class SqliteStore:
         audit: AuditEntry,
     ) -> int:
         row = conn.execute(
-            "SELECT seq, state, version, content FROM memories WHERE id = ?", (record.id,)
+            "SELECT seq, state, version, content, namespace FROM memories WHERE id = ?", (record.id,)
         ).fetchone()
         if row is None:
             raise NotFound(f"no memory with id {record.id!r}", id=record.id)
         seq, old_state, stored_version = int(row[0]), str(row[1]), int(row[2])
+        replaced = self._unindex(conn, seq, str(row[4]))
         if str(row[3]) != record.content:
             # New words replace the old ones: restatements of the old words must not outlive them.
             conn.execute("DELETE FROM restatements WHERE seq = ?", (seq,))
-            self._words_removed = True
+            self._words_removed.update(replaced)
         if stored_version != expected_version:
             raise ConflictError(
                 f"memory {record.id} is at version {stored_version}, not {expected_version}; "
@@ -246,8 +257,6 @@ class SqliteStore:
         conn.execute(f"UPDATE memories SET {assignments} WHERE seq = ?", (*values[1:], seq))
         conn.execute("DELETE FROM memory_tags WHERE seq = ?", (seq,))
         conn.execute("DELETE FROM memory_entities WHERE seq = ?", (seq,))
-        conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
-        conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
         self._index(conn, seq, record)
         if revector:
             conn.execute("DELETE FROM vectors WHERE seq = ?", (seq,))
@@ -299,21 +308,33 @@ class SqliteStore:
             row = conn.execute("SELECT seq FROM memories WHERE id = ?", (memory_id,)).fetchone()
             if row is None:
                 raise NotFound(f"no memory with id {memory_id!r}", id=memory_id)
-            self._delete_in(conn, int(row[0]), memory_id)
+            removed = self._delete_in(conn, int(row[0]), memory_id)
             self._bump_vector_epoch(conn)
             self._append_audit(conn, audit)
             # Someone asked for this memory to be gone (a purge, a review's delete): its words too.
             # Maintenance's own deletions and merges leave the segments to SQLite's automerge.
-            self._words_removed = True
+            self._words_removed.update(removed)
 
-    def _delete_in(self, conn: sqlite3.Connection, seq: int, memory_id: str) -> None:
-        """A record and everything derived from it; the caller bumps the vector epoch and audits."""
-        conn.execute("DELETE FROM fts_words WHERE rowid = ?", (seq,))
-        conn.execute("DELETE FROM fts_trigram WHERE rowid = ?", (seq,))
+    def _delete_in(self, conn: sqlite3.Connection, seq: int, memory_id: str) -> list[str]:
+        """A record and everything derived from it; the caller bumps the vector epoch and audits.
+        Returns the text tables its words were removed from."""
+        row = conn.execute("SELECT namespace FROM memories WHERE seq = ?", (seq,)).fetchone()
+        removed = self._unindex(conn, seq, str(row[0])) if row is not None else []
         conn.execute("DELETE FROM edges WHERE src = ? OR dst = ?", (memory_id, memory_id))
         # The evidence of a conflict quotes both memories: a purge must not leave the text behind.
         conn.execute("DELETE FROM conflicts WHERE first_id = ? OR second_id = ?", (memory_id, memory_id))
         conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))  # cascades to tags, entities, vectors
+        return removed
+
+    def _unindex(self, conn: sqlite3.Connection, seq: int, namespace: str) -> list[str]:
+        """Remove a record's rows from its namespace's text tables; returns those tables."""
+        number = self._texts.number(conn, namespace)
+        if number is None:
+            return []
+        tables = [table_name(kind, number) for kind in KINDS]
+        for table in tables:
+            conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (seq,))
+        return tables
 
     def touch(self, memory_ids: Iterable[str], at: float) -> None:
         ids = list(dict.fromkeys(memory_ids))
@@ -335,11 +356,13 @@ class SqliteStore:
         # Entities already in the text would count twice for BM25; index only the ones it does not name.
         lowered = record.content.casefold()
         unnamed = [e for e in record.entities if e.casefold() not in lowered]
+        number = self._texts.ensure(conn, record.namespace)
+        words_table, trigram_table = table_name(WORDS, number), table_name(TRIGRAMS, number)
         conn.execute(
-            "INSERT INTO fts_words (rowid, content, tags, entities, context) VALUES (?, ?, ?, ?, ?)",
+            f"INSERT INTO {words_table} (rowid, content, tags, entities, context) VALUES (?, ?, ?, ?, ?)",
             (seq, record.content, " ".join(record.tags), " ".join(unnamed), record.context or ""),
         )
-        conn.execute("INSERT INTO fts_trigram (rowid, content) VALUES (?, ?)", (seq, record.content))
+        conn.execute(f"INSERT INTO {trigram_table} (rowid, content) VALUES (?, ?)", (seq, record.content))
 
     def _put_vector(self, conn: sqlite3.Connection, seq: int, vector: StoredVector) -> None:
         values = np.ascontiguousarray(vector.values, dtype=np.float32)
@@ -765,13 +788,16 @@ class SqliteStore:
         terms = list(dict.fromkeys(words(query)))
         if not terms:
             return []
+        table = self._text_table(WORDS, filters.namespace)
+        if table is None:
+            return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         where, params = filter_sql(filters)
         # Column weights: content counts most; tags and entities help; context a little.
         rows = self._read(
-            "SELECT m.id, bm25(fts_words, 1.0, 0.6, 0.6, 0.3) AS s FROM fts_words "
-            "JOIN memories m ON m.seq = fts_words.rowid "
-            f"WHERE fts_words MATCH ? AND {where} ORDER BY s, m.id LIMIT ?",
+            f"SELECT m.id, bm25({table}, 1.0, 0.6, 0.6, 0.3) AS s FROM {table} "
+            f"JOIN memories m ON m.seq = {table}.rowid "
+            f"WHERE {table} MATCH ? AND {where} ORDER BY s, m.id LIMIT ?",
             (match, *params, limit),
         )
         return [(str(r[0]), -float(r[1])) for r in rows]
@@ -787,11 +813,12 @@ class SqliteStore:
         trigrams = list(dict.fromkeys(r[i : i + 3] for r in runs for i in range(len(r) - 2)))
         where, params = filter_sql(filters)
         candidates: dict[str, str] = {}
-        if trigrams:
+        table = self._text_table(TRIGRAMS, filters.namespace)
+        if trigrams and table is not None:
             match = " OR ".join(f'"{t}"' for t in trigrams)
             rows = self._read(
-                "SELECT m.id, m.content FROM fts_trigram JOIN memories m ON m.seq = fts_trigram.rowid "
-                f"WHERE fts_trigram MATCH ? AND {where} ORDER BY bm25(fts_trigram) LIMIT ?",
+                f"SELECT m.id, m.content FROM {table} JOIN memories m ON m.seq = {table}.rowid "
+                f"WHERE {table} MATCH ? AND {where} ORDER BY bm25({table}) LIMIT ?",
                 (match, *params, _CJK_CANDIDATES),
             )
             candidates.update((str(r[0]), str(r[1])) for r in rows)
@@ -812,6 +839,21 @@ class SqliteStore:
                 scored.append((memory_id, hits / len(grams) + 0.01 / (1 + len(content) / 100)))
         scored.sort(key=lambda pair: (-pair[1], pair[0]))
         return scored[:limit]
+
+    def _text_table(self, kind: str, namespace: str) -> str | None:
+        """The namespace's table of that kind, or None if it has never been written to."""
+        with self._lock:
+            number = self._retrying(lambda: self._texts.number(self._conn, namespace))
+        return None if number is None else table_name(kind, number)
+
+    def _text_rows(self, kind: str, namespace: str | None) -> int:
+        """Rows in the text tables of that kind: one namespace's, or every namespace's."""
+        if namespace is not None:
+            table = self._text_table(kind, namespace)
+            return 0 if table is None else int(self._read(f"SELECT count(*) FROM {table}")[0][0])
+        with self._lock:
+            tables = self._retrying(lambda: self._texts.all_tables(self._conn, kind))
+        return sum(int(self._read(f"SELECT count(*) FROM {table}")[0][0]) for table in tables)
 
     def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
         where, params = filter_sql(filters)
@@ -883,8 +925,7 @@ class SqliteStore:
 
         total = int(self._read(f"SELECT count(*) FROM memories{where}", params)[0][0])
         everything = int(self._read("SELECT count(*) FROM memories")[0][0])
-        words_rows = int(self._read("SELECT count(*) FROM fts_words")[0][0])
-        trigram_rows = int(self._read("SELECT count(*) FROM fts_trigram")[0][0])
+        words_rows, trigram_rows = self._text_rows(WORDS, None), self._text_rows(TRIGRAMS, None)
         vectors = grouped(
             "SELECT v.model, count(*) FROM vectors v JOIN memories m ON m.seq = v.seq"
             + (" WHERE m.namespace = ?" if namespace is not None else "")
@@ -921,8 +962,8 @@ class SqliteStore:
                 f"SELECT namespace, count(*) FROM memories{where} GROUP BY namespace", params
             ),
             vectors_by_model=vectors,
-            text_index_rows=words_rows if namespace is None else self._indexed(namespace, "fts_words"),
-            trigram_index_rows=trigram_rows if namespace is None else self._indexed(namespace, "fts_trigram"),
+            text_index_rows=words_rows if namespace is None else self._text_rows(WORDS, namespace),
+            trigram_index_rows=trigram_rows if namespace is None else self._text_rows(TRIGRAMS, namespace),
             audit_entries=int(self._read(f"SELECT count(*) FROM audit{where}", params)[0][0]),
             location=str(self.path),
             size_bytes=size,
@@ -930,21 +971,13 @@ class SqliteStore:
             health=health,
         )
 
-    def _indexed(self, namespace: str, table: str) -> int:
-        """Index rows of one namespace's memories: a tenant must not learn how many others hold."""
-        return int(
-            self._read(
-                f"SELECT count(*) FROM {table} JOIN memories m ON m.seq = {table}.rowid "
-                "WHERE m.namespace = ?",
-                (namespace,),
-            )[0][0]
-        )
-
     def index_problems(self) -> list[str]:
         """Page damage, text indexes out of step with records, or FTS5 structures failing their check."""
         problems = self.integrity_check()
         broken = False
-        for table in _FTS_TABLES:
+        with self._lock:
+            tables = self._retrying(lambda: self._texts.all_tables(self._conn))
+        for table in tables:
             try:
                 with self._write() as conn:
                     conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
@@ -972,13 +1005,10 @@ class SqliteStore:
                 return self._recreate_text_indexes(conn)
 
     def _recreate_text_indexes(self, conn: sqlite3.Connection) -> int:
-        for table in _FTS_TABLES:
+        for table in [*KINDS, *self._texts.all_tables(conn)]:  # the shared tables of schema 9 too
             conn.execute(f"DROP TABLE IF EXISTS {table}")
-        conn.execute(
-            "CREATE VIRTUAL TABLE fts_words USING fts5 (content, tags, entities, context, "
-            "tokenize = 'porter unicode61 remove_diacritics 2')"
-        )
-        conn.execute("CREATE VIRTUAL TABLE fts_trigram USING fts5 (content, tokenize = 'trigram')")
+        for (number,) in conn.execute("SELECT number FROM text_indexes").fetchall():
+            create_tables(conn, int(number))  # the same numbers: what other processes hold stays right
         conn.execute("DELETE FROM memory_tags")
         conn.execute("DELETE FROM memory_entities")
         rows = conn.execute(f"SELECT seq, {COLUMNS} FROM memories").fetchall()
@@ -988,7 +1018,10 @@ class SqliteStore:
 
     def _remove_damaged_fts(self) -> None:
         """Remove FTS5 tables that FTS5 itself cannot open any more, through the schema table."""
-        for table in _FTS_TABLES:
+        with self._lock:
+            present = {str(r[0]) for r in self._conn.execute("SELECT name FROM sqlite_master")}
+            tables = [t for t in [*KINDS, *self._texts.all_tables(self._conn)] if t in present]
+        for table in tables:
             try:
                 self._conn.execute(f"SELECT count(*) FROM {table}").fetchone()
                 continue
@@ -1001,8 +1034,8 @@ class SqliteStore:
             self._conn.execute("COMMIT")
             self._conn.close()
             self._conn = self._connect()
-            for suffix in ("data", "idx", "content", "docsize", "config"):
-                self._conn.execute(f"DROP TABLE IF EXISTS {table}_{suffix}")
+            for shadow in shadow_tables(table):
+                self._conn.execute(f"DROP TABLE IF EXISTS {shadow}")
 
     def records_for_vectors(self, model: str, *, all_records: bool) -> list[tuple[str, str]]:
         """(id, content) of records lacking a vector from `model`, or of every record."""

@@ -57,15 +57,18 @@ def flip_byte_in_word_index(db: Path) -> None:
     """Damage the store the way a bad disk would: invert one byte in the middle of a word-index block."""
     conn = sqlite3.connect(db)
     try:
-        # The largest block: a segment leaf holding words (rowids 1 and 10 are FTS5's own bookkeeping).
+        # The first namespace's word table; its largest block: a segment leaf holding words (rowids 1
+        # and 10 are FTS5's own bookkeeping).
+        number = int(conn.execute("SELECT min(number) FROM text_indexes").fetchone()[0])
+        table = f"fts_words_{number}_data"
         row = conn.execute(
-            "SELECT rowid, block FROM fts_words_data ORDER BY rowid > 10 DESC, length(block) DESC LIMIT 1"
+            f"SELECT rowid, block FROM {table} ORDER BY rowid > 10 DESC, length(block) DESC LIMIT 1"
         ).fetchone()
         if row is None or len(row[1]) < 4:
             raise RuntimeError(f"{db}: the word index holds no block to damage; nothing was written")
         block = bytearray(row[1])
         block[len(block) // 2] ^= 0xFF
-        conn.execute("UPDATE fts_words_data SET block = ? WHERE rowid = ?", (bytes(block), row[0]))
+        conn.execute(f"UPDATE {table} SET block = ? WHERE rowid = ?", (bytes(block), row[0]))
         conn.commit()
     finally:
         conn.close()

@@ -1,0 +1,77 @@
+"""Full-text tables per namespace: FTS5 keeps its document statistics (row count, average length,
+how many rows hold a word) per table, so one namespace's BM25 scores never move because another
+namespace wrote, and counting a namespace's index rows reads only its own table.
+
+`text_indexes` gives each namespace a number; its tables are `fts_words_<n>` and `fts_trigram_<n>`.
+A number never changes, so a process may keep the ones it has seen.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+WORDS = "fts_words"
+TRIGRAMS = "fts_trigram"
+KINDS = (WORDS, TRIGRAMS)
+_SHADOWS = ("data", "idx", "content", "docsize", "config")
+
+_DDL = {
+    WORDS: "CREATE VIRTUAL TABLE {table} USING fts5 (content, tags, entities, context, "
+    "tokenize = 'porter unicode61 remove_diacritics 2')",
+    TRIGRAMS: "CREATE VIRTUAL TABLE {table} USING fts5 (content, tokenize = 'trigram')",
+}
+
+
+def table_name(kind: str, number: int) -> str:
+    return f"{kind}_{int(number)}"
+
+
+def create_tables(conn: sqlite3.Connection, number: int) -> None:
+    for kind in KINDS:
+        conn.execute(_DDL[kind].format(table=table_name(kind, number)))
+
+
+def shadow_tables(table: str) -> list[str]:
+    return [f"{table}_{suffix}" for suffix in _SHADOWS]
+
+
+class TextIndexes:
+    """Which tables hold a namespace's words; creates them on the namespace's first write."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def number(self, conn: sqlite3.Connection, namespace: str) -> int | None:
+        """The namespace's number, or None while it has never been written to."""
+        with self._lock:
+            known = self._numbers.get(namespace)
+        if known is not None:
+            return known
+        row = conn.execute("SELECT number FROM text_indexes WHERE namespace = ?", (namespace,)).fetchone()
+        if row is None:
+            return None  # not remembered: another process may create it at any moment
+        with self._lock:
+            self._numbers[namespace] = int(row[0])
+        return int(row[0])
+
+    def ensure(self, conn: sqlite3.Connection, namespace: str) -> int:
+        """The namespace's number, creating its tables; call inside a write transaction."""
+        found = self.number(conn, namespace)
+        if found is not None:
+            return found
+        row = conn.execute("SELECT coalesce(max(number), 0) + 1 FROM text_indexes").fetchone()
+        number = int(row[0])
+        conn.execute("INSERT INTO text_indexes (namespace, number) VALUES (?, ?)", (namespace, number))
+        create_tables(conn, number)
+        return number  # remembered once the transaction has committed and number() reads it again
+
+    def all_tables(self, conn: sqlite3.Connection, *kinds: str) -> list[str]:
+        """Every namespace's tables of these kinds (all kinds if none are named)."""
+        rows = conn.execute("SELECT number FROM text_indexes ORDER BY number").fetchall()
+        return [table_name(kind, int(r[0])) for r in rows for kind in kinds or KINDS]
+
+    def forget_cached(self) -> None:
+        with self._lock:
+            self._numbers.clear()
