@@ -232,14 +232,14 @@ def test_nfc_and_nfd_spellings_are_the_same_memory(server: RawServer) -> None:
     nfd = unicodedata.normalize("NFD", nfc)
     assert nfc != nfd
     first = server.call("remember", {"content": nfc})["result"]["structuredContent"]
-    second = server.call("remember", {"content": nfd})["result"]["structuredContent"]
+    second = server.call("remember", {"content": nfd, "verbose": True})["result"]["structuredContent"]
     assert second["status"] == "reinforced" and second["id"] == first["id"]
     assert second["memory"]["content"] == nfc
     server.call("forget", {"id": first["id"], "mode": "purge", "confirm": True})
 
 
 def test_four_byte_characters_count_as_characters_at_the_limit(server: RawServer) -> None:
-    at_limit = server.call("remember", {"content": "😀" * 16_000})["result"]
+    at_limit = server.call("remember", {"content": "😀" * 16_000, "verbose": True})["result"]
     assert at_limit["isError"] is False
     assert len(at_limit["structuredContent"]["memory"]["content"]) == 16_000
     assert "16000" in server.error_text("remember", {"content": "😀" * 16_001})

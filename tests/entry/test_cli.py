@@ -50,12 +50,12 @@ def test_remember_recall_get_forget_round_trip(tmp_path: Path) -> None:
     )
     assert stored.returncode == 0, stored.stderr
     memory = json.loads(stored.stdout)
-    assert memory["status"] == "stored" and memory["memory"]["type"] == "decision"
+    assert memory["status"] == "stored" and memory["type"] == "decision"
 
     found = run(db, "recall", "staging deploys", "--json")
     assert found.returncode == 0
     results = json.loads(found.stdout)["results"]
-    assert results[0]["memory"]["id"] == memory["id"]
+    assert results[0]["id"] == memory["id"]
     assert json.loads(found.stdout)["degraded"] == ["keyword_only: embedding provider is 'none'"]
 
     plain = run(db, "recall", "staging deploys")

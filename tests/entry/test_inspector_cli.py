@@ -69,12 +69,12 @@ def test_inspector_remembers_and_recalls_in_english_and_chinese(tmp_path: Path) 
     )
     assert code == 0, stderr
     results = payload["structuredContent"]["results"]
-    assert results[0]["memory"]["content"] == "Production deploys need two approvals"
-    assert results[0]["why"]
+    assert results[0]["content"] == "Production deploys need two approvals"
+    assert "bm25 #" in results[0]["why"] and "dense #" in results[0]["why"]
 
     code, payload, stderr = call(db, "recall", {"query": "备份是什么时候", "limit": 2})
     assert code == 0, stderr
-    assert payload["structuredContent"]["results"][0]["memory"]["content"] == "数据库每天凌晨三点自动备份"
+    assert payload["structuredContent"]["results"][0]["content"] == "数据库每天凌晨三点自动备份"
 
 
 def test_inspector_sees_bad_input_as_a_tool_error(tmp_path: Path) -> None:

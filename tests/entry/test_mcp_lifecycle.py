@@ -73,7 +73,7 @@ async def test_consolidate_is_a_dry_run_unless_asked_and_then_status_shows_the_r
     status = await call(client, "status", {})
     assert status["by_state"] == {"active": 1, "archived": 6}
     assert status["maintenance"]["id"] == 1 and status["maintenance"]["steps"] == ["forget"]
-    found = await call(client, "recall", {"query": "release checklist"})
+    found = await call(client, "recall", {"query": "release checklist", "verbose": True})
     assert found["results"][0]["belief"]["supporting"] == 1
 
 

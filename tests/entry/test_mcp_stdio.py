@@ -82,21 +82,21 @@ async def test_remember_and_recall_in_english_and_chinese_by_paraphrase(client: 
 
     english = await call(client, "recall", {"query": "what port does the staging db use?", "limit": 3})
     assert (
-        english["results"][0]["memory"]["id"]
+        english["results"][0]["id"]
         == stored["The staging database is PostgreSQL 16 and listens on port 6543"]
     )
-    assert {"dense", "bm25"} <= {w["channel"] for w in english["results"][0]["why"]}
+    assert "dense #" in english["results"][0]["why"] and "bm25 #" in english["results"][0]["why"]
     assert english["degraded"] == []
 
     paraphrase = await call(client, "recall", {"query": "which colour theme does Alice like", "limit": 3})
-    assert paraphrase["results"][0]["memory"]["content"] == "Alice prefers dark mode in every editor"
+    assert paraphrase["results"][0]["content"] == "Alice prefers dark mode in every editor"
 
     chinese = await call(client, "recall", {"query": "什么时候不能发布上线？", "limit": 3})
-    assert chinese["results"][0]["memory"]["content"] == "周五下午不要部署到生产环境"
+    assert chinese["results"][0]["content"] == "周五下午不要部署到生产环境"
 
     meeting = await call(client, "recall", {"query": "站会", "limit": 3})
-    assert meeting["results"][0]["memory"]["content"] == "我们的团队每天上午十点开站会"
-    assert "cjk" in {w["channel"] for w in meeting["results"][0]["why"]}
+    assert meeting["results"][0]["content"] == "我们的团队每天上午十点开站会"
+    assert "cjk #" in meeting["results"][0]["why"]
 
     got = await call(client, "get", {"id": stored["Alice prefers dark mode in every editor"]})
     assert got["version"] == 1 and got["namespace"] == "mcp-test"
@@ -146,7 +146,7 @@ async def test_update_and_forget_through_mcp(client: Client) -> None:
     )
     assert updated["changed"] == ["content"] and updated["memory"]["version"] == 2
     found = await call(client, "recall", {"query": "cache TTL", "limit": 1})
-    assert found["results"][0]["memory"]["content"] == "The cache TTL is 5 seconds"
+    assert found["results"][0]["content"] == "The cache TTL is 5 seconds"
     assert (await call(client, "forget", {"id": memory["id"]}))["action"] == "archived"
     assert (await call(client, "recall", {"query": "cache TTL"}))["results"] == []
     purged = await call(

@@ -78,3 +78,4 @@ class RecallResult:
     degraded: list[str]
     used_tokens: int
     channels_used: list[str]
+    note: str | None = None  # why fewer results came back than asked for, when they did

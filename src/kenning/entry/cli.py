@@ -224,6 +224,9 @@ def remember(
     help="Only memories at least this trusted.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results with explanations as JSON.")
+@click.option(
+    "--verbose", is_flag=True, help="With --json: every field of each record, the channels, beliefs."
+)
 @click.pass_obj
 def recall(
     ctx: Ctx,
@@ -240,6 +243,7 @@ def recall(
     include_quarantined: bool,
     min_trust: str | None,
     as_json: bool,
+    verbose: bool,
 ) -> None:
     """Recall memories matching QUERY (empty: the newest)."""
     from kenning.core.validation import parse_time
@@ -264,16 +268,16 @@ def recall(
             until=parse_time(until, "until"),
             min_trust=min_trust,
         )
-        out = recall_out(app.recall(caller, request))
+        out = recall_out(app.recall(caller, request), verbose=verbose)
         if as_json:
             _echo_json(out)
             return
         for hit in out.results:
-            why = ", ".join(f"{c.channel}#{c.rank}" for c in hit.why)
-            content = printable(hit.memory.content)
-            click.echo(f"{hit.memory.id}  {hit.score:.4f}  [{hit.memory.type}] {content}  ({why})")
+            click.echo(f"{hit.id}  {hit.score:.4f}  [{hit.type}] {printable(hit.content)}  ({hit.why})")
         if not out.results:
             click.echo("no memories found", err=True)
+        if out.note:
+            click.echo(f"note: {out.note}", err=True)
         if out.next_offset is not None:
             click.echo(f"more: --offset {out.next_offset}", err=True)
         for problem in out.degraded:

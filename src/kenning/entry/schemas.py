@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from kenning.core.beliefs import Belief
 from kenning.core.insights import Insight
-from kenning.core.query import RecallResult
+from kenning.core.query import ChannelHit, RecallHit, RecallResult
 from kenning.core.records import Conflict, Edge, MemoryRecord
 from kenning.core.validation import format_time
 from kenning.services.beliefs import BeliefView
@@ -90,17 +90,34 @@ class BeliefOut(BaseModel):
 
 
 class RecallHitOut(BaseModel):
-    memory: MemoryOut
+    """What an agent uses of a result; `verbose` adds the whole record, the channels and the belief."""
+
+    id: str
+    type: str
+    content: str
     score: float = Field(description="Fused score; higher ranks first.")
-    why: list[ChannelScore] = Field(description="Each channel that found this memory, with score and rank.")
-    truncated: bool = Field(default=False, description="Content was cut to fit the token budget.")
-    belief: BeliefOut | None = Field(
-        default=None, description="How far to believe what this memory states (not for episodes)."
+    why: str = Field(
+        description='What found it and what moved it, e.g. "bm25 #2 7.1, dense #1 0.84, time +1.2".'
     )
-    in_conflict_with: list[str] = Field(
+    trust: str
+    pool: str = Field(description="The namespace the memory lives in.")
+    time: str | None = Field(description="When it happened (event time).")
+    flags: list[str] = Field(
         default_factory=list,
+        description="truncated (cut to the budget), archived, superseded, quarantined, pinned, screened "
+        "(screening found instruction-like text), contested (other memories contradict it).",
+    )
+    in_conflict_with: list[str] | None = Field(
+        default=None,
         description="Other results of this page that this memory has an open conflict with: neither is "
         "settled until the conflict is resolved.",
+    )
+    memory: dict[str, Any] | None = Field(default=None, description="The whole record (verbose).")
+    channels: list[ChannelScore] | None = Field(
+        default=None, description="Each channel's rank and score (verbose)."
+    )
+    belief: BeliefOut | None = Field(
+        default=None, description="How far to believe what this memory states (verbose; not for episodes)."
     )
 
 
@@ -149,10 +166,15 @@ class MaintenanceOut(BaseModel):
 
 class RecallOut(BaseModel):
     results: list[RecallHitOut]
-    next_offset: int | None = Field(description="Pass as offset to get the next page; null when none.")
-    used_tokens: int
-    channels: list[str]
+    next_offset: int | None = Field(
+        default=None, description="Pass as offset to get the next page; absent when none."
+    )
+    used_tokens: int = Field(description="Estimated tokens of the text this answer renders.")
     degraded: list[str] = Field(description="Empty when every channel worked; otherwise what was missing.")
+    note: str | None = Field(
+        default=None, description="Why fewer results came back than asked for, if they did."
+    )
+    channels: list[str] | None = Field(default=None, description="Channels searched (verbose).")
     notice: str = DATA_NOTICE
 
 
@@ -175,11 +197,13 @@ class RememberOut(BaseModel):
         "existed and absorbed this write: `id` is that memory."
     )
     id: str
-    memory: MemoryOut
+    type: str
+    trust: str = Field(description="The trust it was stored with (capped to what this agent may claim).")
     note: str | None = None
     similarity: float | None = Field(
         default=None, description="Cosine to the memory that absorbed the write."
     )
+    memory: dict[str, Any] | None = Field(default=None, description="The whole record (verbose).")
     conflicts: list[ConflictOut] = Field(
         default_factory=list,
         description="Possible contradictions with stored memories, in the shape the conflicts tool lists "
@@ -191,7 +215,7 @@ class RememberOut(BaseModel):
         description="Secrets redacted (by kind) and instruction-like content found; action 'quarantined' "
         "means the memory is kept out of recall until reviewed.",
     )
-    degraded: list[str]
+    degraded: list[str] = Field(default_factory=list)
 
 
 class ReviewOut(BaseModel):
@@ -298,34 +322,67 @@ def memory_out(record: MemoryRecord) -> MemoryOut:
     )
 
 
-def recall_out(result: RecallResult) -> RecallOut:
+def why_text(channels: list[ChannelHit]) -> str:
+    """Channels that found the memory with rank and score, then the adjustments that moved it."""
+    found = [f"{c.channel} #{c.rank} {c.score:.3g}" for c in channels if c.rank > 0]
+    moved = [f"{c.channel} {c.score:+.2g}" for c in channels if c.rank <= 0 and abs(c.score) >= 0.005]
+    return ", ".join(found + moved) or "listed (no query)"
+
+
+def _flags(hit: RecallHit) -> list[str]:
+    record = hit.record
+    flags = ["truncated"] if hit.truncated else []
+    if record.state.value != "active":
+        flags.append(record.state.value)
+    if record.pinned:
+        flags.append("pinned")
+    if record.metadata.get("screening"):
+        flags.append("screened")
+    if hit.belief is not None and hit.belief.contradicting:
+        flags.append("contested")
+    return flags
+
+
+def recall_out(result: RecallResult, *, verbose: bool = False) -> RecallOut:
+    hits = []
+    for hit in result.hits:
+        record = hit.record
+        out = RecallHitOut(
+            id=record.id,
+            type=record.type,
+            content=record.content,
+            score=round(hit.score, 4),
+            why=why_text(hit.channels),
+            trust=record.trust.value,
+            pool=record.namespace,
+            time=format_time(record.event_time),
+            flags=_flags(hit),
+            in_conflict_with=list(hit.in_conflict_with) or None,
+        )
+        if verbose:
+            out.memory = memory_out(record).model_dump(mode="json")
+            out.channels = [
+                ChannelScore(channel=c.channel, rank=c.rank, score=round(c.score, 6)) for c in hit.channels
+            ]
+            out.belief = belief_out(hit.belief) if hit.belief is not None else None
+        hits.append(out)
     return RecallOut(
-        results=[
-            RecallHitOut(
-                memory=memory_out(hit.record),
-                score=round(hit.score, 6),
-                why=[
-                    ChannelScore(channel=c.channel, rank=c.rank, score=round(c.score, 6))
-                    for c in hit.channels
-                ],
-                truncated=hit.truncated,
-                belief=belief_out(hit.belief) if hit.belief is not None else None,
-                in_conflict_with=list(hit.in_conflict_with),
-            )
-            for hit in result.hits
-        ],
+        results=hits,
         next_offset=result.next_offset,
         used_tokens=result.used_tokens,
-        channels=result.channels_used,
         degraded=result.degraded,
+        note=result.note,
+        channels=result.channels_used if verbose else None,
     )
 
 
-def remember_out(outcome: RememberOutcome) -> RememberOut:
+def remember_out(outcome: RememberOutcome, *, verbose: bool = False) -> RememberOut:
     return RememberOut(
         status=outcome.status,
         id=outcome.record.id,
-        memory=memory_out(outcome.record),
+        type=outcome.record.type,
+        trust=outcome.record.trust.value,
+        memory=memory_out(outcome.record).model_dump(mode="json") if verbose else None,
         note=outcome.note,
         similarity=outcome.similarity,
         conflicts=[conflict_out(c) for c in outcome.conflicts],
