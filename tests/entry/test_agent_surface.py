@@ -82,10 +82,12 @@ async def test_the_text_block_is_a_compact_rendering_and_used_tokens_counts_it(c
 
 
 async def test_a_budget_bounds_the_rendered_answer(client: Client) -> None:
-    found = await client.call_tool("recall", {"query": "billing", "token_budget": 60})
-    assert found.structured_content is not None
-    assert found.structured_content["used_tokens"] <= 60 + 40  # the notice and one header at most over
-    assert len(found.structured_content["results"]) < 3
+    for budget in (50, 120, 200):
+        found = await client.call_tool("recall", {"query": "billing", "token_budget": budget})
+        assert found.structured_content is not None
+        assert found.structured_content["used_tokens"] == estimate_tokens(_text(found))
+        assert found.structured_content["used_tokens"] <= max(budget, 90)  # a header and the notice at least
+    assert len(found.structured_content["results"]) < 3 and found.structured_content["next_offset"]
 
 
 async def test_remember_answers_with_the_id_and_what_happened_not_the_record(client: Client) -> None:

@@ -529,6 +529,12 @@ def _cap_per_writer(order: list[str], records: dict[str, MemoryRecord], cap: int
     return kept + overflow + order[limits.RECALL_LIMIT_MAX :]
 
 
+# What an answer's text costs around the memories: the notice and paging lines, and per result its
+# header line (id, type, trust, pool, date, score, why). The budget covers all of it.
+_ANSWER_TOKENS = 40
+_RESULT_TOKENS = 50
+
+
 def _page(
     order: list[str],
     explain: dict[str, tuple[float, list[ChannelHit]]],
@@ -538,7 +544,7 @@ def _page(
     budget: int,
 ) -> tuple[list[RecallHit], int, int | None]:
     hits: list[RecallHit] = []
-    used = 0
+    used = _ANSWER_TOKENS
     page = order[offset : offset + limit]
     next_offset: int | None = offset + limit if len(order) > offset + limit else None
     for position, item in enumerate(page):
@@ -546,13 +552,14 @@ def _page(
         if record is None:  # deleted between search and hydration
             continue
         score, channels = explain.get(item, (0.0, []))
-        cost = estimate_tokens(record.content) + 30  # the fields around the content cost a little too
+        cost = estimate_tokens(record.content) + _RESULT_TOKENS
         if used + cost > budget:
             if hits:
                 next_offset = offset + position
                 break
             # A single memory larger than the whole budget is cut rather than dropped.
-            record = replace(record, content=truncate_to_tokens(record.content, max(1, budget - 30)))
+            room = max(1, budget - _ANSWER_TOKENS - _RESULT_TOKENS)
+            record = replace(record, content=truncate_to_tokens(record.content, room))
             hits.append(RecallHit(record=record, score=score, channels=channels, truncated=True))
             used = budget
             next_offset = offset + position + 1 if len(order) > offset + position + 1 else None
