@@ -671,16 +671,59 @@ def doctor(ctx: Ctx) -> None:
 @cli.command()
 @click.option(
     "--client",
-    type=click.Choice(["claude-code", "cursor", "claude-desktop"]),
+    type=click.Choice(["claude-code", "cursor", "claude-desktop", "vscode", "windsurf", "codex"]),
     default="claude-code",
     show_default=True,
 )
+@click.option(
+    "--install", is_flag=True, help="Write the entry into the client's config (old file saved beside it)."
+)
+@click.option("--dry-run", is_flag=True, help="With --install: print the merged file, write nothing.")
+@click.option("--check", is_flag=True, help="Start the configured command and say whether a client could.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The client's config file, if not where the client keeps it by default.",
+)
 @click.pass_obj
-def setup(ctx: Ctx, client: str) -> None:
-    """Print the configuration that adds Kenning to an MCP client."""
-    from kenning.entry.client_config import client_config
+def setup(ctx: Ctx, client: str, install: bool, dry_run: bool, check: bool, config_path: Path | None) -> None:
+    """Print, install or check the configuration that adds Kenning to an MCP client."""
+    from dataclasses import replace
 
-    click.echo(client_config(client, command=sys.argv[0] if Path(sys.argv[0]).is_absolute() else "kenning"))
+    from kenning.entry import client_config as clients
+
+    command = clients.kenning_command()
+    where = clients.placement(client)
+    if config_path is not None:
+        where = replace(where, path=config_path)
+    if install:
+        try:
+            text, backup = clients.install(client, command, where=where, dry_run=dry_run)
+        except (ValueError, OSError) as exc:
+            raise click.ClickException(f"cannot update {where.path}: {exc}") from exc
+        if dry_run:
+            click.echo(f"# {where.path} would become:\n{text}", nl=False)
+            return
+        click.echo(f"added kenning to {where.path}" + (f" (the old file is {backup})" if backup else ""))
+    elif not check:
+        click.echo(clients.client_config(client, command=command))
+        return
+    if check:
+        from kenning.entry.client_check import check_entry
+
+        try:
+            entry = clients.configured_entry(client, where)
+        except ValueError as exc:
+            raise click.ClickException(f"{where.path} cannot be read: {exc}") from exc
+        if entry is None:
+            raise click.ClickException(
+                f"{where.path} has no kenning entry; run `kenning setup --client {client} --install`"
+            )
+        problem = check_entry(entry)
+        if problem is not None:
+            raise click.ClickException(f"{client} could not start kenning from {where.path}: {problem}")
+        click.echo(f"ok: {client} can start kenning ({entry['command']} {' '.join(entry.get('args', []))})")
 
 
 cli.add_command(bench)

@@ -1,26 +1,140 @@
-"""The JSON that adds Kenning to an MCP client, printed by `kenning setup` and quoted in the README."""
+"""Adding Kenning to an MCP client: the entry it needs, where each client keeps it, and a merge that
+keeps everything else in the file (the old file is saved beside it first).
+
+The command is always an absolute path: a client starts servers without the user's shell, so a bare
+`kenning` is found only if it happens to be on the client's PATH.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-_WHERE = {
-    "claude-code": (
-        "Run `claude mcp add-json kenning '<the JSON below>'`, or put it under mcpServers in .mcp.json"
-    ),
-    "cursor": "Put this in ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one project)",
-    "claude-desktop": "Put this in claude_desktop_config.json (Settings → Developer → Edit Config)",
-}
-
-
-def server_entry(command: str) -> dict[str, object]:
-    return {"command": command, "args": ["serve"], "env": {"KENNING_SERVER__NAMESPACE": "default"}}
+CLIENTS = ("claude-code", "cursor", "claude-desktop", "vscode", "windsurf", "codex")
 
 
-def client_config(client: str, *, command: str = "kenning") -> str:
-    entry = server_entry(command)
-    if client == "claude-code":
-        body = json.dumps({"type": "stdio", **entry}, indent=2)
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a client reads its MCP servers, and in which shape."""
+
+    path: Path
+    key: str  # the table holding servers: "mcpServers", "servers" (VS Code), "mcp_servers" (Codex)
+    toml: bool = False
+
+
+def kenning_command() -> str:
+    """The absolute path of the running `kenning`, else the one on PATH, else this Python."""
+    here = Path(sys.argv[0])
+    if here.name.startswith("kenning") and here.exists():
+        return str(here.absolute())
+    found = shutil.which("kenning")
+    return str(Path(found).absolute()) if found else sys.executable
+
+
+def server_entry(command: str, *, namespace: str = "default") -> dict[str, Any]:
+    args = ["serve"] if Path(command).name.startswith("kenning") else ["-m", "kenning", "serve"]
+    return {"command": command, "args": args, "env": {"KENNING_SERVER__NAMESPACE": namespace}}
+
+
+def placement(client: str, *, home: Path | None = None, platform: str | None = None) -> Placement:
+    """The user-level config file of `client` on this (or the named) platform."""
+    home = home or Path.home()
+    platform = platform or sys.platform
+    appdata = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming")
+    if platform == "darwin":
+        support = home / "Library" / "Application Support"
+    elif platform.startswith("win"):
+        support = appdata
     else:
-        body = json.dumps({"mcpServers": {"kenning": entry}}, indent=2)
-    return f"# {_WHERE[client]}\n{body}"
+        support = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    if client == "claude-code":
+        return Placement(home / ".claude.json", "mcpServers")
+    if client == "cursor":
+        return Placement(home / ".cursor" / "mcp.json", "mcpServers")
+    if client == "claude-desktop":
+        return Placement(support / "Claude" / "claude_desktop_config.json", "mcpServers")
+    if client == "vscode":
+        return Placement(support / "Code" / "User" / "mcp.json", "servers")
+    if client == "windsurf":
+        return Placement(home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers")
+    if client == "codex":
+        return Placement(home / ".codex" / "config.toml", "mcp_servers", toml=True)
+    raise ValueError(f"unknown client {client!r}; known: {', '.join(CLIENTS)}")
+
+
+def client_entry(client: str, command: str) -> dict[str, Any]:
+    entry = server_entry(command)
+    return {"type": "stdio", **entry} if client in ("claude-code", "vscode") else entry
+
+
+def client_config(client: str, *, command: str) -> str:
+    """What `kenning setup` prints: where it goes, and the file's Kenning part."""
+    where = placement(client)
+    entry = client_entry(client, command)
+    if where.toml:
+        import tomlkit
+
+        body = tomlkit.dumps({where.key: {"kenning": entry}})
+    else:
+        body = json.dumps({where.key: {"kenning": entry}}, indent=2)
+    return f"# {where.path} (`kenning setup --client {client} --install` merges it in)\n{body}"
+
+
+def merged(existing: str, where: Placement, entry: dict[str, Any]) -> str:
+    """The file's text with Kenning's entry set and everything else kept."""
+    if where.toml:
+        import tomlkit
+
+        document = tomlkit.parse(existing) if existing.strip() else tomlkit.document()
+        servers = document.get(where.key)
+        if servers is None:
+            servers = tomlkit.table(is_super_table=True)
+            document[where.key] = servers
+        servers["kenning"] = entry
+        return tomlkit.dumps(document)
+    data = json.loads(existing) if existing.strip() else {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{where.path} does not hold a JSON object")
+    servers = data.setdefault(where.key, {})
+    if not isinstance(servers, dict):
+        raise ValueError(f"{where.path}: {where.key} is not an object")
+    servers["kenning"] = entry
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def install(client: str, command: str, *, where: Placement, dry_run: bool) -> tuple[str, Path | None]:
+    """Write (or with dry_run only compute) the merged config; returns its text and the backup path."""
+    existing = where.path.read_text(encoding="utf-8") if where.path.exists() else ""
+    text = merged(existing, where, client_entry(client, command))
+    if dry_run:
+        return text, None
+    backup = None
+    if where.path.exists():
+        backup = where.path.with_name(f"{where.path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+        shutil.copy2(where.path, backup)
+    where.path.parent.mkdir(parents=True, exist_ok=True)
+    partial = where.path.with_name(where.path.name + ".kenning-partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(where.path)  # never a half-written config
+    return text, backup
+
+
+def configured_entry(client: str, where: Placement) -> dict[str, Any] | None:
+    """Kenning's entry as the client's file has it now, or None."""
+    if not where.path.exists():
+        return None
+    text = where.path.read_text(encoding="utf-8")
+    if where.toml:
+        import tomllib
+
+        data: Any = tomllib.loads(text)
+    else:
+        data = json.loads(text)
+    found = (data.get(where.key) or {}).get("kenning") if isinstance(data, dict) else None
+    return dict(found) if isinstance(found, dict) else None
