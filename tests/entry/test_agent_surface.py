@@ -112,3 +112,20 @@ async def test_the_tool_listing_is_small_and_without_source_indentation(client: 
         assert '"title":"' not in json.dumps(tool.input_schema, separators=(",", ":"))
     recall = next(t for t in tools if t.name == "recall")
     assert recall.output_schema is not None and "results" in recall.output_schema["properties"]
+
+
+async def test_recall_without_a_query_lists_the_newest(client: Client) -> None:
+    listed = await client.call_tool("recall", {"limit": 2})
+    assert not listed.is_error and listed.structured_content is not None
+    assert [r["content"] for r in listed.structured_content["results"]] == [
+        "The billing team meets on Tuesdays at ten",
+        "Deploys to production need two approvals",
+    ]
+
+
+async def test_the_prompt_capability_offers_a_real_prompt(client: Client) -> None:
+    prompts = (await client.list_prompts()).prompts
+    assert [p.name for p in prompts] == ["start_task"]
+    got = await client.get_prompt("start_task", {"task": "migrate billing to PostgreSQL 17"})
+    text = got.messages[0].content.text  # type: ignore[union-attr]
+    assert "recall" in text and "migrate billing to PostgreSQL 17" in text

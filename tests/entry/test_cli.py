@@ -66,7 +66,7 @@ def test_remember_recall_get_forget_round_trip(tmp_path: Path) -> None:
 
     assert run(db, "forget", memory["id"]).stdout.strip() == f"archived {memory['id']}"
     refused = run(db, "forget", memory["id"], "--purge")
-    assert refused.returncode == 1 and "confirm" in refused.stderr
+    assert refused.returncode == 2 and "add --yes" in refused.stderr and "confirm=true" not in refused.stderr
     assert run(db, "forget", memory["id"], "--purge", "--yes").stdout.strip() == f"purged {memory['id']}"
     missing = run(db, "get", memory["id"])
     assert missing.returncode == 1 and missing.stderr.startswith("error: not_found")

@@ -349,6 +349,8 @@ def forget(ctx: Ctx, memory_id: str, purge: bool, confirm: bool, reason: str | N
 
     def action(app: Any, caller: Any) -> None:
         mode = "purge" if purge else "archive"
+        if purge and not confirm:
+            raise click.UsageError("--purge deletes the memory permanently and cannot be undone; add --yes")
         out = forget_out(app.forget(caller, memory_id, mode=mode, confirm=confirm, reason=reason))
         click.echo(f"{out.action} {out.id}")
 
