@@ -390,6 +390,9 @@ def test_a_namespace_s_stats_count_nothing_of_other_namespaces(store: MemoryStor
     assert (mine.total, mine.text_index_rows, mine.trigram_index_rows) == (1, 1, 1)
     assert mine.vectors_by_model == {MODEL: 1} and mine.by_namespace == {"ns": 1}
     assert not mine.health
+    # its own bytes: "mine" and its tags, entities and metadata as stored, and one 3-float vector
+    assert mine.record_bytes == len("mine") + len("[]") * 2 + len("{}") + 3 * 4
+    assert store.stats(MODEL, "other").record_bytes > mine.record_bytes
 
 
 def test_a_namespace_s_word_scores_do_not_move_when_another_namespace_writes(store: MemoryStore) -> None:

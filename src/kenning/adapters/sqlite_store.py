@@ -953,7 +953,24 @@ class SqliteStore:
                 for name in ("page_count", "freelist_count", "page_size")
             )
             used = (pages - free) * page_size
+        record_bytes = int(
+            self._read(
+                "SELECT coalesce(sum(length(CAST(content AS BLOB)) "
+                "+ length(CAST(coalesce(context, '') AS BLOB)) "
+                "+ length(CAST(coalesce(source, '') AS BLOB)) + length(CAST(tags AS BLOB)) "
+                "+ length(CAST(entities AS BLOB)) + length(CAST(metadata AS BLOB))), 0) "
+                f"FROM memories{where}",
+                params,
+            )[0][0]
+        ) + int(
+            self._read(
+                "SELECT coalesce(sum(length(v.vec)), 0) FROM vectors v JOIN memories m ON m.seq = v.seq"
+                + (" WHERE m.namespace = ?" if namespace is not None else ""),
+                params,
+            )[0][0]
+        )
         return StoreStats(
+            record_bytes=record_bytes,
             schema_version=self.schema_version,
             total=total,
             by_state=grouped(f"SELECT state, count(*) FROM memories{where} GROUP BY state", params),

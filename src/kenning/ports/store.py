@@ -67,6 +67,7 @@ class StoreStats:
     size_bytes: int  # the file, with its write-ahead log
     used_bytes: int = 0  # pages in use: what deletions free, although the file keeps its size
     health: list[str] = field(default_factory=list)
+    record_bytes: int = 0  # what the counted records hold: their text, tags, metadata and vectors
 
 
 class MemoryStore(Protocol):

@@ -58,7 +58,8 @@ def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusR
         store={
             "backend": "sqlite",
             "location": stats.location,
-            "size_bytes": stats.size_bytes,
+            "size_bytes": stats.size_bytes,  # the file: only for the operator, who sees every namespace
+            "record_bytes": stats.record_bytes,  # this namespace's records and their vectors
             "audit_entries": stats.audit_entries,
         },
         open_conflicts=deps.store.count_conflicts(caller.namespace, "open"),
