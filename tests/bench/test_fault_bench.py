@@ -25,6 +25,7 @@ def test_concurrent_writers_and_killed_writers_lose_nothing(tmp_path: Path) -> N
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(out.read_text())
     assert report["concurrent"]["stored"] == 120 and report["concurrent"]["problems"] == []
+    assert report["kill9"]["rounds_without_a_write"] == [] and report["kill9"]["rounds"] == 4
     assert report["kill9"]["acknowledged"] > 0 and report["kill9"]["lost"] == 0
     assert report["kill9"]["rounds_with_problems"] == 0
     assert report["flipped_byte"]["detected"] is True and report["flipped_byte"]["after_reindex"] == []

@@ -157,6 +157,7 @@ def run_fault_bench(
         db = Path(scratch) / "killed.db"
         SqliteStore(db).close()
         lost: list[str] = []
+        unstarted: list[str] = []  # rounds whose writer acknowledged nothing before it was to be killed
         damaged = 0
         acknowledged_total = 0
         for round_ in range(rounds):
@@ -165,6 +166,10 @@ def run_fault_bench(
             # its first acknowledged write, then kill it at a random moment after.
             assert proc.stdout is not None
             first = proc.stdout.readline()
+            if not first.strip():  # the writer died before any write: not a kill round, and said so
+                _, err = proc.communicate()
+                unstarted.append(err.strip().splitlines()[-1] if err.strip() else f"exit {proc.returncode}")
+                continue
             time.sleep(rng.uniform(0.05, 0.3))
             os.kill(proc.pid, signal.SIGKILL)
             out, _ = proc.communicate()
@@ -175,15 +180,17 @@ def run_fault_bench(
             if _check(db):
                 damaged += 1
         report["kill9"] = {
-            "rounds": rounds,
+            "rounds": rounds - len(unstarted),
+            "rounds_without_a_write": unstarted,
             "acknowledged": acknowledged_total,
             "lost": len(lost),
             "rounds_with_problems": damaged,
             "stored": len(_ids(db)),
         }
         echo(
-            f"kill -9: {rounds} rounds, {acknowledged_total} acknowledged writes, {len(lost)} lost, "
-            f"{damaged} rounds left a store failing its checks"
+            f"kill -9: {rounds - len(unstarted)} rounds, {acknowledged_total} acknowledged writes, "
+            f"{len(lost)} lost, {damaged} rounds left a store failing its checks"
+            + (f"; {len(unstarted)} writers acknowledged nothing: {unstarted[0]}" if unstarted else "")
         )
 
         flip_byte_in_word_index(db)
