@@ -39,3 +39,11 @@ def test_alias_file_loads_and_reports_errors_naming_the_file(tmp_path: Path) -> 
     wrong.write_text('[aliases]\nPostgreSQL = "pg"\n')
     with pytest.raises(InvalidInput, match="list of non-empty strings"):
         load_aliases(wrong)
+
+
+def test_adjacent_capitalised_words_are_one_name_and_days_are_none() -> None:
+    none = AliasDictionary()
+    assert extract("We moved CI to GitHub Actions last week", [], [], none) == ["CI", "GitHub Actions"]
+    assert extract("Deploys happen on Tuesdays and on Monday's review", [], [], none) == []
+    assert extract("Ask Alice, Bob and Carol", [], [], none) == ["Alice", "Bob", "Carol"]
+    assert extract("The data lives in Google Cloud Storage.", [], [], none) == ["Google Cloud Storage"]

@@ -60,13 +60,7 @@ def extract(text: str, tags: Iterable[str], given: Iterable[str], aliases: Alias
     if has_cjk(text):
         names += [aliases.normalise(m.group(0)) for m in _ASCII_IN_CJK.finditer(text)]
     else:
-        for match in _CAPITALISED.finditer(text):
-            word = match.group(0)
-            before = text[: match.start()].rstrip()
-            sentence_start = not before or before.endswith((".", "!", "?", ":", ";", "\n"))
-            if word in _NOT_NAMES or (sentence_start and word.isalpha() and word[1:].islower()):
-                continue
-            names.append(aliases.normalise(word))
+        names += [aliases.normalise(name) for name in _capitalised_names(text)]
     out: list[str] = []
     seen: set[str] = set()
     for name in names:
@@ -74,3 +68,33 @@ def extract(text: str, tags: Iterable[str], given: Iterable[str], aliases: Alias
             seen.add(name.casefold())
             out.append(name)
     return out
+
+
+def _not_a_name(word: str) -> bool:
+    """Grammar or time, also as a plural or possessive ("Tuesdays", "Monday's")."""
+    return any(form in _NOT_NAMES for form in (word, word.removesuffix("'s"), word.removesuffix("s")))
+
+
+def _capitalised_names(text: str) -> list[str]:
+    """Capitalised words, with words next to each other joined into one name ("GitHub Actions")."""
+    runs: list[tuple[list[str], bool]] = []  # words, and whether the run begins a sentence plainly
+    end = -1
+    for match in _CAPITALISED.finditer(text):
+        word = match.group(0)
+        if _not_a_name(word):
+            end = -1
+            continue
+        before = text[: match.start()].rstrip()
+        plain_start = (not before or before.endswith((".", "!", "?", ":", ";", "\n"))) and (
+            word.isalpha() and word[1:].islower()
+        )
+        if runs and match.start() == end + 1 and text[end] == " ":
+            runs[-1][0].append(word)
+        else:
+            runs.append(([word], plain_start))
+        end = match.end()
+    # A sentence's plainly capitalised first word is most often a verb or a common word ("Ask Alice",
+    # "Deploys ..."), so it is left out, also from a run; the rest of the run stays one name.
+    return [
+        " ".join(words[1:] if plain_start else words) for words, plain_start in runs if words[plain_start:]
+    ]
