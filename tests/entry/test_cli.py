@@ -146,3 +146,14 @@ def test_recall_shows_a_stored_escape_sequence_instead_of_sending_it_to_the_term
     found = run(db, "recall", "build log failed")
     assert found.returncode == 0, found.stderr
     assert "\x1b" not in found.stdout and "\\u001b[31mFAILED" in found.stdout
+
+
+def test_bench_locomo_without_data_says_where_locomo_comes_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from kenning.bench import locomo
+    from kenning.entry.cli import cli
+
+    monkeypatch.setattr(locomo, "default_path", lambda: None)
+    done = CliRunner().invoke(cli, ["bench", "locomo"])
+    assert done.exit_code == 1 and "github.com/snap-research/locomo" in done.output

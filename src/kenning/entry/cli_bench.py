@@ -83,7 +83,11 @@ def bench_locomo(
 
     data = path or default_path()
     if data is None:
-        _fail("no PATH given and ../shared/bench/locomo/locomo10-dev.json not found next to this checkout")
+        _fail(
+            "no PATH given, and no ../shared/bench/locomo/locomo10-dev.json beside this checkout. LoCoMo is "
+            "not shipped (CC BY-NC 4.0): get data/locomo10.json from https://github.com/snap-research/locomo "
+            "and run `kenning bench locomo PATH/TO/locomo10.json`"
+        )
         return
     with _errors():
         run_locomo_bench(
