@@ -19,7 +19,7 @@ from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.relevance import floor_for
 from kenning.core.validation import MemoryDraft
 from kenning.ports.clock import SystemClock
-from kenning.services.deps import Caller, Deps
+from kenning.services.deps import ALL_STAGES, Caller, Deps, RetrievalParams
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 
@@ -38,9 +38,9 @@ def run_floor_bench(
     echo(f"model:   {model or 'none (keyword-only)'}; relevance floor {floor_for(model)}")
     caller = Caller(namespace="floor", agent_id="bench")
     with tempfile.TemporaryDirectory() as scratch:
-        app = Kenning(
-            Deps(store=SqliteStore(Path(scratch) / "floor.db"), embeddings=gate, clock=SystemClock())
-        )
+        store = SqliteStore(Path(scratch) / "floor.db")
+        floored = RetrievalParams(stages=ALL_STAGES)  # as with retrieval.relevance_floor = true
+        app = Kenning(Deps(store=store, embeddings=gate, clock=SystemClock(), retrieval=floored))
         try:
             drafts = []
             for index in range(memories):

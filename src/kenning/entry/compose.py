@@ -16,6 +16,8 @@ from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder
 from kenning.ports.summarizer import Summarizer
 from kenning.services.deps import (
+    ALL_STAGES,
+    DEFAULT_STAGES,
     DEFAULT_WEIGHTS,
     Caller,
     ConflictPolicy,
@@ -75,6 +77,7 @@ def build_kenning(settings: Settings) -> Kenning:
         token_budget=settings.retrieval.token_budget,
         candidates=settings.retrieval.candidates,
         weights={**DEFAULT_WEIGHTS, **settings.retrieval.weights},
+        stages=ALL_STAGES if settings.retrieval.relevance_floor else DEFAULT_STAGES,
     )
     policy = ConflictPolicy(
         default=settings.consistency.policy,

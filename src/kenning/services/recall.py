@@ -210,7 +210,7 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
             )
             if len(kept) < len(order) and len(kept) < offset + limit:
                 note = "no memory matches this well" if not kept else "weaker matches were left out"
-                left_out = f"{note} (below the relevance floor {floor[0]:g} of {deps.embeddings.model_id()})"
+                left_out = f"{note} (below the relevance floor {floor:g} of {deps.embeddings.model_id()})"
             order = kept
     else:
         # No query: browse the newest memories that pass the filters.
