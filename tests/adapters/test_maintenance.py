@@ -11,9 +11,11 @@ from pathlib import Path
 
 from conftest import CALLER
 from fakes import ManualClock
+from kenning.adapters.sqlite_store import SqliteStore
 from kenning.bench.faults import flip_byte_in_word_index
 from kenning.core.validation import MemoryDraft
-from kenning.services.deps import Caller
+from kenning.services.deps import Caller, Deps
+from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
 from kenning.services.maintenance import backup, reindex, restore, rollback
 from kenning.services.recall import RecallRequest
@@ -91,8 +93,14 @@ def test_a_flipped_byte_in_the_text_index_is_found_by_doctor_and_repaired_by_rei
             [KENNING, *args], capture_output=True, text=True, env=env, check=False, timeout=60
         )
 
-    for index in range(30):
-        assert kenning("remember", f"Service {index} listens on port {9000 + index}").returncode == 0
+    filled = Kenning(
+        Deps(store=SqliteStore(db), embeddings=EmbeddingGate(None, configured="none"), clock=ManualClock())
+    )
+    filled.remember_many(
+        Caller("default", "agent"),
+        [MemoryDraft(content=f"Service {index} listens on port {9000 + index}") for index in range(30)],
+    )
+    filled.close()
     flip_byte_in_word_index(db)
     assert kenning("doctor").returncode == 1
     repaired = kenning("reindex")
