@@ -20,6 +20,7 @@ from kenning.bench.stdio_peer import StdioPeer, kenning_command
 from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
+from kenning.entry.stdio_transport import initialize_request
 from kenning.ports.clock import SystemClock
 from kenning.services.deps import Caller, Deps
 from kenning.services.facade import Kenning
@@ -44,16 +45,7 @@ def _peak_rss_mb() -> float:
 
 def measure_cold_start(runs: int, embedder: str) -> list[float]:
     """Seconds from spawning `kenning serve` to its answer to `initialize` over stdio."""
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "kenning-bench", "version": "0"},
-        },
-    }
+    request = initialize_request("kenning-bench")
     times = []
     with tempfile.TemporaryDirectory() as scratch:
         env = {

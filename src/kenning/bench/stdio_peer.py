@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_PROTOCOL = "2025-11-25"
+from kenning.entry.stdio_transport import initialize_request
 
 
 def kenning_command() -> list[str]:
@@ -36,8 +36,7 @@ class StdioPeer:
             encoding="utf-8",
         )
         self._next = 0
-        client = {"name": "kenning-bench", "version": "0"}
-        self.request("initialize", {"protocolVersion": _PROTOCOL, "capabilities": {}, "clientInfo": client})
+        self.request("initialize", initialize_request("kenning-bench")["params"])
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def _send(self, message: dict[str, Any]) -> None:

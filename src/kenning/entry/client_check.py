@@ -8,16 +8,7 @@ import os
 import subprocess
 from typing import Any
 
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "kenning-setup-check", "version": "0"},
-    },
-}
+from kenning.entry.stdio_transport import initialize_request
 
 
 def check_entry(entry: dict[str, Any], *, timeout_s: float = 60.0) -> str | None:
@@ -32,7 +23,7 @@ def check_entry(entry: dict[str, Any], *, timeout_s: float = 60.0) -> str | None
     try:
         done = subprocess.run(  # noqa: S603 - the command the user's client would run
             [command, *args],
-            input=json.dumps(_INITIALIZE) + "\n",
+            input=json.dumps(initialize_request("kenning-setup-check")) + "\n",
             capture_output=True,
             text=True,
             env=env,

@@ -47,6 +47,20 @@ async def serve_stdio(server: MCPServer) -> None:
             tasks.cancel_scope.cancel()
 
 
+def initialize_request(client: str, request_id: int = 1) -> dict[str, Any]:
+    """The first request a stdio client sends: what our own checks and benches send to `kenning serve`."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": "0"},
+        },
+    }
+
+
 def error_reply(error: Any) -> Any:
     """The JSON-RPC error response to a line that failed validation as a JSON-RPC message."""
     from mcp import types
