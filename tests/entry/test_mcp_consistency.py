@@ -1,16 +1,23 @@
-"""Consistency scenarios through the official SDK client over stdio, with the real default model."""
+"""Consistency scenarios through the official SDK client, in memory, with the real default model.
+
+The same server object `kenning serve` runs, built from settings as it builds them; the stdio door
+itself is tested in test_mcp_stdio, test_adversarial_stdio and test_inspector_cli.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
+from kenning.entry.compose import build_kenning, default_caller
+from kenning.entry.mcp_server import build_server
+from kenning.settings import load_settings
 from mcp_calls import call, error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -23,22 +30,27 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def params(tmp_path: Path, policy: str = "ask") -> StdioServerParameters:
-    return StdioServerParameters(
-        command=KENNING,
-        args=["serve"],
-        env={
-            "KENNING_STORAGE__DB_PATH": str(tmp_path / "c.db"),
-            "KENNING_SERVER__NAMESPACE": "team",
-            "KENNING_CONSISTENCY__POLICY": policy,
-        },
+@asynccontextmanager
+async def connected(tmp_path: Path, policy: str = "ask") -> AsyncIterator[Client]:
+    settings = load_settings(
+        {
+            "storage": {"db_path": str(tmp_path / "c.db")},
+            "server": {"namespace": "team"},
+            "consistency": {"policy": policy},
+        }
     )
+    app = build_kenning(settings)
+    try:
+        async with Client(build_server(app, lambda: default_caller(settings))) as client:
+            yield client
+    finally:
+        app.close()
 
 
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
-    async with Client(params(tmp_path), read_timeout_seconds=60) as connected:
-        yield connected
+    async with connected(tmp_path) as session:
+        yield session
 
 
 async def test_preference_reversal_is_flagged_once_under_ask_and_judged(client: Client) -> None:
@@ -90,7 +102,7 @@ async def test_preference_reversal_is_flagged_once_under_ask_and_judged(client: 
 
 
 async def test_latest_wins_supersedes_a_changed_value(tmp_path: Path) -> None:
-    async with Client(params(tmp_path, "latest_wins"), read_timeout_seconds=60) as client:
+    async with connected(tmp_path, "latest_wins") as client:
         old = await call(client, "remember", {"content": "The staging database listens on port 5432"})
         new = await call(client, "remember", {"content": "The staging database now listens on port 6543"})
         assert new["superseded"] == [old["id"]] and new["conflicts"] == []

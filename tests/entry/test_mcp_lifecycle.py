@@ -1,4 +1,5 @@
-"""Acceptance: consolidate, insights and beliefs through the official SDK client over stdio."""
+"""Consolidate, insights and beliefs through the official SDK client (in memory; the background
+maintainer through a real `kenning serve` over stdio)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ from fakes import ManualClock
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
+from kenning.entry.compose import build_kenning, default_caller
+from kenning.entry.mcp_server import build_server
 from kenning.services.deps import Caller, Deps
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
+from kenning.settings import load_settings
 from mcp_calls import call, error
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -59,8 +63,21 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
             app.remember(caller, MemoryDraft(content=f"flaky test {i} in ci", tags=["ci", "flaky", "tests"]))
     finally:
         app.close()
-    async with Client(_server(db), read_timeout_seconds=60) as connected:
-        yield connected
+    # The tools in memory, on the server object `kenning serve` builds from these settings; the
+    # background maintainer below goes through a real `kenning serve`.
+    settings = load_settings(
+        {
+            "storage": {"db_path": str(db)},
+            "server": {"namespace": NAMESPACE},
+            "embeddings": {"provider": "none"},
+        }
+    )
+    served = build_kenning(settings)
+    try:
+        async with Client(build_server(served, lambda: default_caller(settings))) as connected:
+            yield connected
+    finally:
+        served.close()
 
 
 async def test_consolidate_is_a_dry_run_unless_asked_and_then_status_shows_the_run(client: Client) -> None:
