@@ -129,3 +129,14 @@ async def test_the_prompt_capability_offers_a_real_prompt(client: Client) -> Non
     got = await client.get_prompt("start_task", {"task": "migrate billing to PostgreSQL 17"})
     text = got.messages[0].content.text  # type: ignore[union-attr]
     assert "recall" in text and "migrate billing to PostgreSQL 17" in text
+
+
+async def test_other_tools_answer_with_compact_json_without_nulls(client: Client) -> None:
+    stored = await client.call_tool("remember", {"content": "The cache TTL is 5 seconds"})
+    assert stored.structured_content is not None
+    got = await client.call_tool("get", {"id": stored.structured_content["id"]})
+    text = _text(got)
+    assert "\n" not in text and ": " not in text and "null" not in text
+    assert got.structured_content is not None and got.structured_content["context"] is None
+    parsed = json.loads(text)
+    assert parsed["content"] == "The cache TTL is 5 seconds" and "context" not in parsed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -101,6 +102,24 @@ class KenningMCPServer(MCPServer):
     fields (a model reads the input's; the README documents the output's). `tools/list` is read on every
     connect."""
 
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """A tool whose text block would repeat its structured content pretty-printed gets it compact,
+        without nulls, instead (recall and remember render their own text)."""
+        result = await super().call_tool(name, arguments, context)
+        if (
+            isinstance(result, CallToolResult)
+            and not result.is_error
+            and result.structured_content is not None
+            and len(result.content) == 1
+            and isinstance(result.content[0], TextContent)
+            and result.content[0].text.lstrip().startswith("{")
+        ):
+            text = json.dumps(
+                _without_nulls(result.structured_content), ensure_ascii=False, separators=(",", ":")
+            )
+            return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
+        return result
+
     async def list_tools(self) -> list[MCPTool]:
         return [
             tool.model_copy(
@@ -112,6 +131,14 @@ class KenningMCPServer(MCPServer):
             )
             for tool in await super().list_tools()
         ]
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def _untitled(schema: Any, drop: tuple[str, ...] = ("title",)) -> Any:
