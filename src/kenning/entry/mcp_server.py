@@ -97,10 +97,10 @@ def _call(action: Callable[[], _T]) -> _T:
 
 
 class KenningMCPServer(MCPServer):
-    """Lists its tools compactly: descriptions without source indentation, schemas without the titles
-    Pydantic derives from field names (they repeat the names), output schemas down to their top-level
-    fields (a model reads the input's; the README documents the output's). `tools/list` is read on every
-    connect."""
+    """The SDK's server, answering more compactly: tool results whose text would be their structured
+    content pretty-printed get it as compact JSON, and `tools/list` (read on every connect) gives
+    descriptions without source indentation, schemas without the titles Pydantic derives from field
+    names, and output schemas down to their top-level fields (a model reads the input's)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """A tool whose text block would repeat its structured content pretty-printed gets it compact,
