@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp import Client
+
+from kenning.entry.compose import build_kenning, default_caller
+from kenning.entry.mcp_server import build_server
+from kenning.settings import load_settings
+
+
+@asynccontextmanager
+async def in_memory(overrides: dict[str, dict[str, object]]) -> AsyncIterator[Client]:
+    """A client session, in memory, with the server object `kenning serve` builds from these settings."""
+    settings = load_settings(overrides)
+    app = build_kenning(settings)
+    try:
+        async with Client(build_server(app, lambda: default_caller(settings))) as client:
+            yield client
+    finally:
+        app.close()
 
 
 async def call(client: Client, tool: str, args: dict[str, Any]) -> dict[str, Any]:

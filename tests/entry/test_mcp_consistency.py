@@ -9,16 +9,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from kenning.entry.compose import build_kenning, default_caller
-from kenning.entry.mcp_server import build_server
-from kenning.settings import load_settings
-from mcp_calls import call, error
+from mcp_calls import call, error, in_memory
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -30,21 +27,14 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@asynccontextmanager
-async def connected(tmp_path: Path, policy: str = "ask") -> AsyncIterator[Client]:
-    settings = load_settings(
+def connected(tmp_path: Path, policy: str = "ask") -> AbstractAsyncContextManager[Client]:
+    return in_memory(
         {
             "storage": {"db_path": str(tmp_path / "c.db")},
             "server": {"namespace": "team"},
             "consistency": {"policy": policy},
         }
     )
-    app = build_kenning(settings)
-    try:
-        async with Client(build_server(app, lambda: default_caller(settings))) as client:
-            yield client
-    finally:
-        app.close()
 
 
 @pytest.fixture

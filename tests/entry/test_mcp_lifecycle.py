@@ -17,13 +17,10 @@ from fakes import ManualClock
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
-from kenning.entry.compose import build_kenning, default_caller
-from kenning.entry.mcp_server import build_server
 from kenning.services.deps import Caller, Deps
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
-from kenning.settings import load_settings
-from mcp_calls import call, error
+from mcp_calls import call, error, in_memory
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -65,19 +62,13 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
         app.close()
     # The tools in memory, on the server object `kenning serve` builds from these settings; the
     # background maintainer below goes through a real `kenning serve`.
-    settings = load_settings(
-        {
-            "storage": {"db_path": str(db)},
-            "server": {"namespace": NAMESPACE},
-            "embeddings": {"provider": "none"},
-        }
-    )
-    served = build_kenning(settings)
-    try:
-        async with Client(build_server(served, lambda: default_caller(settings))) as connected:
-            yield connected
-    finally:
-        served.close()
+    overrides: dict[str, dict[str, object]] = {
+        "storage": {"db_path": str(db)},
+        "server": {"namespace": NAMESPACE},
+        "embeddings": {"provider": "none"},
+    }
+    async with in_memory(overrides) as connected:
+        yield connected
 
 
 async def test_consolidate_is_a_dry_run_unless_asked_and_then_status_shows_the_run(client: Client) -> None:
