@@ -4,7 +4,7 @@ Fused scores rank; they do not say whether anything matched at all (a dense chan
 its nearest memories, however far). So each result must clear the floor on its own evidence:
 - its cosine to the query, in some vector channel, reaches the floor calibrated for the model; or
 - it holds at least half of the query's content words (the keyword channels found it for them); or
-- it is the next turn of a conversation that a result clearing the floor belongs to.
+- it is a conversation's next turn that expansion lifted, when some other result clears the floor.
 
 Floors were calibrated on 40 queries with no answer in a store of 1,000 synthetic developer memories
 and 200 queries with one: the lowest cosine at which unrelated queries keep on average under half a
@@ -12,7 +12,7 @@ result of their top ten by meaning alone, while the nearest answer of every answ
 A model without a calibrated floor has none.
 
 The floor is off unless `retrieval.relevance_floor` asks for it: conversational turns match their
-questions more faintly than developer notes do, and on LoCoMo dev it took Hit@5 from 0.805 to 0.727
+questions more faintly than developer notes do, and on LoCoMo dev it took Hit@5 from 0.807 to 0.727
 (a gate on the best result with a lower floor for the rest: 0.758; that gate at 0.80: 0.796, with
 nearly seven results for each unrelated developer query).
 """
