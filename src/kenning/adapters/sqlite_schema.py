@@ -7,7 +7,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 
-from kenning.adapters.sqlite_text_index import KINDS, create_tables, table_name
+from kenning.adapters.sqlite_text_index import COLUMNS, KINDS, SHARED_TABLES, create_tables, table_name
 
 logger = logging.getLogger(__name__)
 
@@ -18,23 +18,22 @@ def _text_index_per_namespace(conn: sqlite3.Connection) -> None:
     status then asks for `kenning reindex`."""
     conn.execute("CREATE TABLE text_indexes (namespace TEXT PRIMARY KEY, number INTEGER NOT NULL UNIQUE)")
     namespaces = [str(r[0]) for r in conn.execute("SELECT DISTINCT namespace FROM memories ORDER BY 1")]
-    columns = {"fts_words": ("content", "tags", "entities", "context"), "fts_trigram": ("content",)}
     for number, namespace in enumerate(namespaces, start=1):
         conn.execute("INSERT INTO text_indexes (namespace, number) VALUES (?, ?)", (namespace, number))
         create_tables(conn, number)
-        for kind in KINDS:
+        for kind, shared in zip(KINDS, SHARED_TABLES, strict=True):
             try:
                 conn.execute(
-                    f"INSERT INTO {table_name(kind, number)} (rowid, {', '.join(columns[kind])}) "
-                    f"SELECT f.rowid, {', '.join('f.' + c for c in columns[kind])} "
-                    f"FROM {kind} f JOIN memories m ON m.seq = f.rowid WHERE m.namespace = ?",
+                    f"INSERT INTO {table_name(kind, number)} (rowid, {', '.join(COLUMNS[kind])}) "
+                    f"SELECT f.rowid, {', '.join('f.' + c for c in COLUMNS[kind])} "
+                    f"FROM {shared} f JOIN memories m ON m.seq = f.rowid WHERE m.namespace = ?",
                     (namespace,),
                 )
             except sqlite3.DatabaseError as exc:
                 logger.warning("could not copy %s for namespace %r: %s", kind, namespace, exc)
-    for kind in KINDS:
+    for shared in SHARED_TABLES:
         try:
-            conn.execute(f"DROP TABLE IF EXISTS {kind}")
+            conn.execute(f"DROP TABLE IF EXISTS {shared}")
         except sqlite3.DatabaseError as exc:  # a damaged table: `kenning reindex` removes it
             logger.warning("could not drop the shared %s: %s", kind, exc)
 

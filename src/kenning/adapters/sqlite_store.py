@@ -33,6 +33,7 @@ from kenning.adapters.sqlite_rows import (
 from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
 from kenning.adapters.sqlite_text_index import (
     KINDS,
+    SHARED_TABLES,
     TRIGRAMS,
     WORDS,
     TextIndexes,
@@ -1022,7 +1023,7 @@ class SqliteStore:
                 return self._recreate_text_indexes(conn)
 
     def _recreate_text_indexes(self, conn: sqlite3.Connection) -> int:
-        for table in [*KINDS, *self._texts.all_tables(conn)]:  # the shared tables of schema 9 too
+        for table in [*SHARED_TABLES, *self._texts.all_tables(conn)]:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         for (number,) in conn.execute("SELECT number FROM text_indexes").fetchall():
             create_tables(conn, int(number))  # the same numbers: what other processes hold stays right
@@ -1037,7 +1038,7 @@ class SqliteStore:
         """Remove FTS5 tables that FTS5 itself cannot open any more, through the schema table."""
         with self._lock:
             present = {str(r[0]) for r in self._conn.execute("SELECT name FROM sqlite_master")}
-            tables = [t for t in [*KINDS, *self._texts.all_tables(self._conn)] if t in present]
+            tables = [t for t in [*SHARED_TABLES, *self._texts.all_tables(self._conn)] if t in present]
         for table in tables:
             try:
                 self._conn.execute(f"SELECT count(*) FROM {table}").fetchone()

@@ -14,13 +14,10 @@ import threading
 WORDS = "fts_words"
 TRIGRAMS = "fts_trigram"
 KINDS = (WORDS, TRIGRAMS)
+SHARED_TABLES = KINDS  # schema 9's one pair of tables for every namespace, under the kinds' names
+COLUMNS = {WORDS: ("content", "tags", "entities", "context"), TRIGRAMS: ("content",)}
+_TOKENIZERS = {WORDS: "porter unicode61 remove_diacritics 2", TRIGRAMS: "trigram"}
 _SHADOWS = ("data", "idx", "content", "docsize", "config")
-
-_DDL = {
-    WORDS: "CREATE VIRTUAL TABLE {table} USING fts5 (content, tags, entities, context, "
-    "tokenize = 'porter unicode61 remove_diacritics 2')",
-    TRIGRAMS: "CREATE VIRTUAL TABLE {table} USING fts5 (content, tokenize = 'trigram')",
-}
 
 
 def table_name(kind: str, number: int) -> str:
@@ -29,7 +26,11 @@ def table_name(kind: str, number: int) -> str:
 
 def create_tables(conn: sqlite3.Connection, number: int) -> None:
     for kind in KINDS:
-        conn.execute(_DDL[kind].format(table=table_name(kind, number)))
+        columns = ", ".join(COLUMNS[kind])
+        conn.execute(
+            f"CREATE VIRTUAL TABLE {table_name(kind, number)} USING fts5 "
+            f"({columns}, tokenize = '{_TOKENIZERS[kind]}')"
+        )
 
 
 def shadow_tables(table: str) -> list[str]:
@@ -71,7 +72,3 @@ class TextIndexes:
         """Every namespace's tables of these kinds (all kinds if none are named)."""
         rows = conn.execute("SELECT number FROM text_indexes ORDER BY number").fetchall()
         return [table_name(kind, int(r[0])) for r in rows for kind in kinds or KINDS]
-
-    def forget_cached(self) -> None:
-        with self._lock:
-            self._numbers.clear()

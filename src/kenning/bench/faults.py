@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kenning.adapters.sqlite_text_index import WORDS, table_name
 from kenning.bench.machine import describe, machine_info
 
 
@@ -60,7 +61,7 @@ def flip_byte_in_word_index(db: Path) -> None:
         # The first namespace's word table; its largest block: a segment leaf holding words (rowids 1
         # and 10 are FTS5's own bookkeeping).
         number = int(conn.execute("SELECT min(number) FROM text_indexes").fetchone()[0])
-        table = f"fts_words_{number}_data"
+        table = f"{table_name(WORDS, number)}_data"
         row = conn.execute(
             f"SELECT rowid, block FROM {table} ORDER BY rowid > 10 DESC, length(block) DESC LIMIT 1"
         ).fetchone()
