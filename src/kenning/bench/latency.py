@@ -16,10 +16,11 @@ from typing import Any
 
 from kenning.bench.embedders import named_gate
 from kenning.bench.machine import describe, machine_info
-from kenning.bench.stdio_peer import StdioPeer, kenning_command
+from kenning.bench.stdio_peer import StdioPeer
 from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
+from kenning.entry.client_config import serve_argv
 from kenning.entry.stdio_transport import initialize_request
 from kenning.ports.clock import SystemClock
 from kenning.services.deps import Caller, Deps
@@ -56,7 +57,7 @@ def measure_cold_start(runs: int, embedder: str) -> list[float]:
         for _ in range(runs):
             start = time.perf_counter()
             proc = subprocess.Popen(  # noqa: S603 - our own executable
-                [*kenning_command(), "serve"],
+                serve_argv(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from kenning.entry.client_config import serve_argv
 from kenning.entry.stdio_transport import initialize_request
-
-
-def kenning_command() -> list[str]:
-    """How to start this installation's `kenning`: the script beside this Python, else on PATH."""
-    script = Path(sys.executable).with_name("kenning")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("kenning")
-    return [found] if found else [sys.executable, "-m", "kenning"]
 
 
 class StdioPeer:
@@ -27,7 +17,7 @@ class StdioPeer:
     def __init__(self, env: dict[str, str], *, stderr: Path | None = None) -> None:
         self._log = stderr.open("w") if stderr is not None else None
         self._proc = subprocess.Popen(  # noqa: S603 - our own executable
-            [*kenning_command(), "serve"],
+            serve_argv(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log if self._log is not None else subprocess.DEVNULL,

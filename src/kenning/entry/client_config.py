@@ -29,10 +29,14 @@ class Placement:
 
 
 def kenning_command() -> str:
-    """The absolute path of the running `kenning`, else the one on PATH, else this Python."""
+    """The absolute path of this installation's `kenning`: the running one, else the script beside
+    this Python, else the one on PATH, else this Python (which then runs `-m kenning`)."""
     here = Path(sys.argv[0])
     if here.name.startswith("kenning") and here.exists():
         return str(here.absolute())
+    beside = Path(sys.executable).with_name("kenning")
+    if beside.exists():
+        return str(beside.absolute())
     found = shutil.which("kenning")
     return str(Path(found).absolute()) if found else sys.executable
 
@@ -40,6 +44,12 @@ def kenning_command() -> str:
 def server_entry(command: str, *, namespace: str = "default") -> dict[str, Any]:
     args = ["serve"] if Path(command).name.startswith("kenning") else ["-m", "kenning", "serve"]
     return {"command": command, "args": args, "env": {"KENNING_SERVER__NAMESPACE": namespace}}
+
+
+def serve_argv() -> list[str]:
+    """The command line that starts this installation's `kenning serve`."""
+    entry = server_entry(kenning_command())
+    return [entry["command"], *entry["args"]]
 
 
 def placement(client: str, *, home: Path | None = None, platform: str | None = None) -> Placement:
