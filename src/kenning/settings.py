@@ -259,6 +259,29 @@ class ServerSettings(_Section):
         return checked
 
 
+class HttpSettings(_Section):
+    host: str = Field(default="127.0.0.1", description="Address `serve --http` binds (loopback by default).")
+    port: int = Field(default=8765, ge=0, le=65535, description="Port `serve --http` listens on.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host headers accepted besides loopback names and the bound address, e.g. "
+        "'memory.example.com' (behind a reverse proxy: the name clients use).",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origin headers accepted besides those of the allowed hosts, e.g. 'https://app.example.com'.",
+    )
+    max_body_bytes: int = Field(
+        default=1_000_000, ge=1024, le=64_000_000, description="Largest request body; larger gets 413."
+    )
+    requests_per_minute: int = Field(
+        default=600, ge=0, le=1_000_000, description="Requests one principal may make a minute (0: no limit)."
+    )
+    concurrent_requests: int = Field(
+        default=8, ge=0, le=1000, description="Requests one principal may have in flight (0: no limit)."
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="KENNING_",
@@ -275,6 +298,7 @@ class Settings(BaseSettings):
     quotas: QuotaSettings = QuotaSettings()
     lifecycle: LifecycleSettings = LifecycleSettings()
     server: ServerSettings = ServerSettings()
+    http: HttpSettings = HttpSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -124,11 +124,11 @@ def test_vector_matrix_masks_namespace_and_state_and_breaks_ties_by_id() -> None
             VectorRow(vseq=4, seq=4, memory_id="D", namespace="n", active=False, values=one),
         ]
     )
-    found = matrix.search(one, namespace="n", active_only=True, allowed_seqs=None, limit=10)
+    found = matrix.search(one, namespaces=["n"], active_only=True, allowed_seqs=None, limit=10)
     assert [h[0] for h in found.hits] == ["A", "B"]
-    found = matrix.search(one, namespace="n", active_only=False, allowed_seqs=np.array([4]), limit=10)
+    found = matrix.search(one, namespaces=["n"], active_only=False, allowed_seqs=np.array([4]), limit=10)
     assert [h[0] for h in found.hits] == ["D"]
-    assert matrix.search(one, namespace="none", active_only=True, allowed_seqs=None, limit=10).hits == []
+    assert matrix.search(one, namespaces=["none"], active_only=True, allowed_seqs=None, limit=10).hits == []
 
 
 def test_vector_matrix_finds_every_row_appended_one_at_a_time_across_growth() -> None:
@@ -153,7 +153,7 @@ def test_vector_matrix_finds_every_row_appended_one_at_a_time_across_growth() ->
         kept.append((f"m{index:03d}", vector))
         if index % 37 == 0 or index == 299:
             query = kept[index // 2][1]
-            found = matrix.search(query, namespace="n", active_only=True, allowed_seqs=None, limit=3)
+            found = matrix.search(query, namespaces=["n"], active_only=True, allowed_seqs=None, limit=3)
             expected = sorted(kept, key=lambda item: -float(item[1] @ query))[:3]
             assert [h[0] for h in found.hits] == [name for name, _ in expected]
     assert len(matrix) == 300 and matrix.last_vseq == 300

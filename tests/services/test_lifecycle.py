@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from kenning.services.records import MemoryPatch
 DRY = MaintenanceRequest(dry_run=True)
 ARCHIVE = MaintenanceRequest(dry_run=False)
 DELETE = MaintenanceRequest(dry_run=False, policy="delete")
+OPERATOR = replace(CALLER, operator=True)  # only an operator switches deletion on for a run
 
 
 def _open(path: Path, clock: ManualClock, **deps: object) -> Kenning:
@@ -73,7 +75,7 @@ def test_delete_policy_removes_only_the_never_used_weakest_and_audits_it(
         h.record.id for h in app.recall(CALLER, RecallRequest(query="office wifi orbit", limit=1)).hits
     ] == [used.id]
     clock.advance(300 * DAY)
-    report = app.maintain(CALLER, DELETE)
+    report = app.maintain(OPERATOR, DELETE)
     assert report.counts.get("delete") == 1 and report.counts.get("archive") == 1
     assert app.deps.store.get(never.id) is None
     assert _state(app, used.id) == "archived"
@@ -91,7 +93,7 @@ def test_pinned_important_and_recent_memories_survive_a_deleting_run(
     clock.advance(400 * DAY)
     app.recall(CALLER, RecallRequest(query="staging host blue"))
     clock.advance(5 * DAY)
-    report = app.maintain(CALLER, DELETE)
+    report = app.maintain(OPERATOR, DELETE)
     assert {_state(app, m.id) for m in (pinned, important, recent)} == {"active"}
     assert report.kept == {"pinned": 1, "important": 1, "used 5 days ago": 1}
 
@@ -107,7 +109,7 @@ def test_chain_protection_keeps_a_weak_memory_that_links_strong_ones(
     for other in (left, right):
         app.link(CALLER, bridge.id, other.id, "related")
     clock.advance(365 * DAY)
-    report = app.maintain(CALLER, DELETE)
+    report = app.maintain(OPERATOR, DELETE)
     assert _state(app, bridge.id) == "active"
     assert report.kept.get("bridges 2 strong memories") == 1
 
@@ -400,7 +402,7 @@ def test_pinned_and_recently_recalled_memories_are_never_forgotten(
     app = _open(tmp_path_factory.mktemp("keep") / "k.db", clock)
     try:
         ids = _populate(app, clock, members)
-        app.maintain(CALLER, DELETE)
+        app.maintain(OPERATOR, DELETE)
         for memory_id, (importance, _, pinned, _, recalled) in zip(ids, members, strict=True):
             record = app.deps.store.get(memory_id)
             if pinned or (recalled is not None and recalled < 30) or importance >= 0.8:
@@ -531,7 +533,7 @@ def test_regression_a_recall_mid_run_saves_the_memory_from_forgetting(
     weak = app.remember(CALLER, MemoryDraft(content="the printer on floor two jams", importance=0.1)).record
     clock.advance(300 * DAY)
     _between_plan_and_apply(monkeypatch, lambda: app.recall(CALLER, RecallRequest(query="printer floor two")))
-    report = app.maintain(CALLER, DELETE)
+    report = app.maintain(OPERATOR, DELETE)
     assert _state(app, weak.id) == "active"
     assert "delete" not in report.counts and weak.id in report.skipped[0]
     assert app.status(CALLER, load_embedder=False).maintenance["counts"] == {"summaries": 0}  # type: ignore[index]
@@ -563,7 +565,7 @@ def test_regression_consolidated_memories_that_were_recalled_are_never_deleted_w
     summary_id = done.summaries[0]["id"]
     assert app.get(CALLER, summary_id).access_count == 2  # it carries its sources' use
     clock.advance(400 * DAY)
-    later = app.maintain(CALLER, DELETE)
+    later = app.maintain(OPERATOR, DELETE)
     assert "delete" not in later.counts
     assert _state(app, summary_id) == "archived"
     assert app.chain(CALLER, first).superseded_by == [summary_id]
@@ -585,3 +587,8 @@ def test_a_summary_inherits_what_was_observed_of_the_memories_it_replaced(
     assert hit.record.id == summary_id and hit.belief is not None
     assert hit.belief.supporting == 3 and hit.belief.independent == 2 and hit.belief.surfaced
     assert summary_id in [v.record.id for v in app.beliefs(CALLER)]
+
+
+def test_an_agent_cannot_switch_deletion_on_for_itself(app: Kenning) -> None:
+    with pytest.raises(InvalidInput, match="deletion is off"):
+        app.maintain(CALLER, DELETE)

@@ -130,8 +130,12 @@ def record_from_row(row: Any) -> MemoryRecord:
 
 def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
     """WHERE clause over alias `m` for the structured filters, with its parameters."""
-    clauses = ["m.namespace = ?", f"m.state IN ({', '.join('?' * len(filters.states))})"]
-    params: list[Any] = [filters.namespace, *(s.value for s in filters.states)]
+    pools = filters.pools
+    clauses = [
+        f"m.namespace IN ({', '.join('?' * len(pools))})",
+        f"m.state IN ({', '.join('?' * len(filters.states))})",
+    ]
+    params: list[Any] = [*pools, *(s.value for s in filters.states)]
     if filters.types:
         clauses.append(f"m.type IN ({', '.join('?' * len(filters.types))})")
         params.extend(filters.types)

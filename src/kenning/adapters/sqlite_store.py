@@ -789,19 +789,24 @@ class SqliteStore:
         terms = list(dict.fromkeys(words(query)))
         if not terms:
             return []
-        table = self._text_table(WORDS, filters.namespace)
-        if table is None:
-            return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         where, params = filter_sql(filters)
-        # Column weights: content counts most; tags and entities help; context a little.
-        rows = self._read(
-            f"SELECT m.id, bm25({table}, 1.0, 0.6, 0.6, 0.3) AS s FROM {table} "
-            f"JOIN memories m ON m.seq = {table}.rowid "
-            f"WHERE {table} MATCH ? AND {where} ORDER BY s, m.id LIMIT ?",
-            (match, *params, limit),
-        )
-        return [(str(r[0]), -float(r[1])) for r in rows]
+        found: list[tuple[str, float]] = []
+        # Each pool has its own table and statistics; a principal reading several gets their union.
+        for namespace in filters.pools:
+            table = self._text_table(WORDS, namespace)
+            if table is None:
+                continue
+            # Column weights: content counts most; tags and entities help; context a little.
+            rows = self._read(
+                f"SELECT m.id, bm25({table}, 1.0, 0.6, 0.6, 0.3) AS s FROM {table} "
+                f"JOIN memories m ON m.seq = {table}.rowid "
+                f"WHERE {table} MATCH ? AND {where} ORDER BY s, m.id LIMIT ?",
+                (match, *params, limit),
+            )
+            found.extend((str(r[0]), -float(r[1])) for r in rows)
+        found.sort(key=lambda pair: (-pair[1], pair[0]))
+        return found[:limit]
 
     def search_cjk(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
         runs = cjk_runs(query)
@@ -814,8 +819,10 @@ class SqliteStore:
         trigrams = list(dict.fromkeys(r[i : i + 3] for r in runs for i in range(len(r) - 2)))
         where, params = filter_sql(filters)
         candidates: dict[str, str] = {}
-        table = self._text_table(TRIGRAMS, filters.namespace)
-        if trigrams and table is not None:
+        for namespace in filters.pools if trigrams else ():
+            table = self._text_table(TRIGRAMS, namespace)
+            if table is None:
+                continue
             match = " OR ".join(f'"{t}"' for t in trigrams)
             rows = self._read(
                 f"SELECT m.id, m.content FROM {table} JOIN memories m ON m.seq = {table}.rowid "
@@ -878,7 +885,7 @@ class SqliteStore:
                 allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
             return matrix.search(
                 vector,
-                namespace=filters.namespace,
+                namespaces=filters.pools,
                 active_only=active_only,
                 allowed_seqs=allowed,
                 limit=limit,

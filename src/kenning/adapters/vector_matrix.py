@@ -86,7 +86,7 @@ class VectorMatrix:
         self,
         query: Vector,
         *,
-        namespace: str,
+        namespaces: Sequence[str],
         active_only: bool,
         allowed_seqs: npt.NDArray[np.int64] | None,
         limit: int,
@@ -94,11 +94,11 @@ class VectorMatrix:
     ) -> DenseHits:
         """Top `limit` by cosine, the scores of any `include` ids that pass the mask, and the mean and
         standard deviation of cosine over everything that passes (for z-normalised fusion)."""
-        code = self._namespaces.get(namespace)
-        if code is None or limit <= 0:
+        codes = [self._namespaces[n] for n in namespaces if n in self._namespaces]
+        if not codes or limit <= 0:
             return DenseHits(hits=[], mean=0.0, std=0.0, extra={})
-        matrix, seqs, namespaces, active = self._materialise()
-        mask = namespaces == code
+        matrix, seqs, row_codes, active = self._materialise()
+        mask = row_codes == codes[0] if len(codes) == 1 else np.isin(row_codes, codes)
         if active_only:
             mask &= active
         if allowed_seqs is not None:

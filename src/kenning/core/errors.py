@@ -61,3 +61,19 @@ class Forbidden(KenningError):
     """The principal may not do this to this memory (another writer's, or its own quarantine)."""
 
     code = "forbidden"
+
+
+class InsufficientScope(Forbidden):
+    """The principal's token lacks the scope this operation needs (read, write or admin)."""
+
+    code = "insufficient_scope"
+
+    def __init__(self, scope: str, operation: str) -> None:
+        super().__init__(f"{operation} needs the {scope!r} scope, which this token lacks", scope=scope)
+        self.scope = scope
+
+
+class Unauthorized(KenningError):
+    """No principal: a missing, unknown, expired or revoked token."""
+
+    code = "unauthorized"

@@ -22,6 +22,12 @@ class Filters:
     since: float | None = None
     until: float | None = None
     trusts: tuple[Trust, ...] = ()  # empty: any trust
+    also_pools: tuple[str, ...] = ()  # namespaces searched besides `namespace` (a principal's read pools)
+
+    @property
+    def pools(self) -> tuple[str, ...]:
+        """Every namespace searched, `namespace` first."""
+        return tuple(dict.fromkeys((self.namespace, *self.also_pools)))
 
     @property
     def is_structured(self) -> bool:
@@ -41,7 +47,7 @@ class Filters:
 def passes(record: MemoryRecord, filters: Filters) -> bool:
     """The same test the stores apply in SQL, for memories reached some other way (graph, context)."""
     return (
-        record.namespace == filters.namespace
+        record.namespace in filters.pools
         and record.state in filters.states
         and (not filters.types or record.type in filters.types)
         and all(tag in record.tags for tag in filters.tags)

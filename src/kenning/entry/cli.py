@@ -15,6 +15,7 @@ from kenning.entry.cli_bench import bench
 from kenning.entry.cli_common import errors as _errors
 from kenning.entry.cli_common import fail as _fail
 from kenning.entry.cli_common import printable
+from kenning.entry.cli_tokens import token
 from kenning.settings import Settings, load_settings
 
 _T = TypeVar("_T")
@@ -27,12 +28,13 @@ class Ctx:
         self.db = db
         self.namespace = namespace
         self.agent = agent
+        self.overrides: dict[str, dict[str, object]] = {}  # more, set by a command before settings load
         self._settings: Settings | None = None
 
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            overrides: dict[str, dict[str, object]] = {}
+            overrides: dict[str, dict[str, object]] = dict(self.overrides)
             if self.db:
                 overrides["storage"] = {"db_path": self.db}
             server: dict[str, object] = {}
@@ -78,38 +80,46 @@ def cli(click_ctx: click.Context, db: Path | None, namespace: str | None, agent:
 
 
 @cli.command()
+@click.option("--http", "over_http", is_flag=True, help="Serve MCP, REST and health over HTTP for a team.")
+@click.option("--host", help="Address to bind with --http (default 127.0.0.1; others need a token).")
+@click.option("--port", type=int, help="Port with --http (default 8765).")
 @click.pass_obj
-def serve(ctx: Ctx) -> None:
-    """Run the MCP server over stdio (what an agent spawns). Logs go to stderr."""
+def serve(ctx: Ctx, over_http: bool, host: str | None, port: int | None) -> None:
+    """Run the MCP server: over stdio (what an agent spawns), or with --http one server for many agents,
+    each with its own token (`kenning token create`). Logs go to stderr."""
     import threading
 
     from kenning.entry.compose import build_kenning, configure_logging, default_caller
 
+    if (host or port is not None) and not over_http:
+        raise click.UsageError("--host and --port go with --http")
+    if over_http:
+        http: dict[str, object] = {}
+        if host:
+            http["host"] = host
+        if port is not None:
+            http["port"] = port
+        ctx.overrides["http"] = http
     with _errors():
         settings = ctx.settings
         configure_logging(settings.server.log_level)
         app = build_kenning(settings)
+        if over_http:
+            from kenning.entry.http_app import serve_http
+
+            try:
+                serve_http(app, settings)
+            finally:
+                app.close()
+            return
     caller = default_caller(settings)
 
-    def warm_up() -> None:
-        # Load the model while the client handshakes, so the first recall does not pay for it; then check
-        # the store in full, so damage shows in status without slowing `initialize`.
-        app.deps.embeddings.embedder()
-        from kenning.services.screening import prepare_screening
-
-        prepare_screening(app.deps.embeddings.model_id())  # not in the first write: about 0.4 s
-        app.check_store()
-
-    threading.Thread(target=warm_up, name="kenning-warmup", daemon=True).start()
+    threading.Thread(target=app.warm_up, name="kenning-warmup", daemon=True).start()
     from kenning.entry.mcp_server import build_server
+    from kenning.jobs.scheduler import start_scheduler
 
     server = build_server(app, lambda: caller, log_level=settings.server.log_level)
-    scheduler = None
-    if settings.lifecycle.interval_hours > 0:
-        from kenning.jobs.scheduler import MaintenanceScheduler
-
-        scheduler = MaintenanceScheduler(app, interval_hours=settings.lifecycle.interval_hours)
-        scheduler.start()
+    scheduler = start_scheduler(app, settings.lifecycle.interval_hours)
     try:
         import anyio
 
@@ -729,6 +739,7 @@ def setup(ctx: Ctx, client: str, install: bool, dry_run: bool, check: bool, conf
 
 
 cli.add_command(bench)
+cli.add_command(token)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kenning.adapters.alias_file import load_aliases
 from kenning.adapters.sqlite_store import SqliteStore
+from kenning.adapters.sqlite_tokens import SqliteTokens
 from kenning.core.conflict import ConflictThresholds
 from kenning.core.decay import DEFAULT_RATES, DecayPolicy
 from kenning.core.forgetting import ForgettingPolicy
@@ -71,6 +72,7 @@ def aliases_path(settings: Settings) -> Path:
 def build_kenning(settings: Settings) -> Kenning:
     aliases = load_aliases(aliases_path(settings))  # a broken file stops startup before the store opens
     store = SqliteStore(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
+    tokens = SqliteTokens(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
     gate = EmbeddingGate(embedder_factory(settings.embeddings), configured=settings.embeddings.provider)
     retrieval = RetrievalParams(
         default_limit=settings.retrieval.default_limit,
@@ -94,6 +96,7 @@ def build_kenning(settings: Settings) -> Kenning:
             lifecycle=lifecycle_from(settings.lifecycle),
             summarizer=summarizer_from(settings.lifecycle),
             store=store,
+            tokens=tokens,
             embeddings=gate,
             clock=SystemClock(),
             retrieval=retrieval,

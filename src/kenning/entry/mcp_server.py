@@ -5,7 +5,9 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -15,7 +17,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import BaseModel, Field
 
 from kenning import __version__
-from kenning.core.errors import InvalidInput, KenningError
+from kenning.core.errors import KenningError
 from kenning.core.validation import MemoryDraft, parse_time
 from kenning.entry import schemas
 from kenning.entry.rendering import render_remember, with_used_tokens
@@ -27,6 +29,38 @@ from kenning.services.records import MemoryPatch
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
+
+# The principal of the request being served, when it came over HTTP (the guard authenticated it).
+REQUEST_PRINCIPAL: ContextVar[Caller | None] = ContextVar("kenning_principal", default=None)
+PRINCIPAL_KEY = "kenning_caller"  # where the HTTP guard leaves it in the request scope's state
+
+
+@contextmanager
+def principal_of(context: Any) -> Iterator[None]:
+    """Bind the principal of the HTTP request behind an MCP call, if there is one, while it runs."""
+    try:
+        request = context.request_context.request if context is not None else None
+    except ValueError:  # no request context: an in-process call
+        request = None
+    caller = None
+    if request is not None:
+        caller = (request.scope.get("state") or {}).get(PRINCIPAL_KEY)
+    token = REQUEST_PRINCIPAL.set(caller)
+    try:
+        yield
+    finally:
+        REQUEST_PRINCIPAL.reset(token)
+
+
+def request_principal() -> Caller:
+    """The caller of a tool served over HTTP: the request's principal, never a default."""
+    from kenning.core.errors import Unauthorized
+
+    caller = REQUEST_PRINCIPAL.get()
+    if caller is None:
+        raise Unauthorized("no principal on this request")
+    return caller
+
 
 INSTRUCTIONS = """\
 Kenning is your long-term memory, shared with the other agents and people of this project.
@@ -105,7 +139,8 @@ class KenningMCPServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """A tool whose text block would repeat its structured content pretty-printed gets it compact,
         without nulls, instead (recall and remember render their own text)."""
-        result = await super().call_tool(name, arguments, context)
+        with principal_of(context):
+            result = await super().call_tool(name, arguments, context)
         if (
             isinstance(result, CallToolResult)
             and not result.is_error
@@ -119,6 +154,10 @@ class KenningMCPServer(MCPServer):
             )
             return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
         return result
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        with principal_of(context):
+            return await super().read_resource(uri, context)
 
     async def list_tools(self) -> list[MCPTool]:
         return [
@@ -598,13 +637,6 @@ def build_server(
         from kenning.services.lifecycle import STEPS, MaintenanceRequest
 
         def run() -> schemas.MaintenanceOut:
-            if policy == "delete" and not dry_run and app.deps.lifecycle.forgetting.policy != "delete":
-                # An agent may not switch on permanent deletion for itself; the operator decides.
-                raise InvalidInput(
-                    "policy",
-                    "deletion is off on this server; an operator enables it with "
-                    "KENNING_LIFECYCLE__POLICY=delete or runs `kenning maintain --policy delete`",
-                )
             request = MaintenanceRequest(
                 dry_run=dry_run, policy=policy, steps=STEPS if steps is None else steps
             )

@@ -29,13 +29,7 @@ class MaintenanceScheduler:
         self._thread: threading.Thread | None = None
 
     def due(self) -> list[str]:
-        store, now = self.app.deps.store, self.app.deps.clock.now()
-        due = []
-        for namespace in store.namespaces():
-            last = store.runs(namespace, 1)
-            if not last or now - float(last[0]["finished_at"]) >= self.interval_s:
-                due.append(namespace)
-        return due
+        return self.app.namespaces_due(self.interval_s)
 
     def run_due(self) -> list[MaintenanceReport]:
         reports = []
@@ -69,3 +63,12 @@ class MaintenanceScheduler:
                 self.run_due()
             except Exception:  # a bug in one run must not end background maintenance for good
                 logger.exception("background maintenance failed")
+
+
+def start_scheduler(app: Kenning, interval_hours: float) -> MaintenanceScheduler | None:
+    """A running scheduler, or None when background maintenance is off (an interval of 0)."""
+    if interval_hours <= 0:
+        return None
+    scheduler = MaintenanceScheduler(app, interval_hours=interval_hours)
+    scheduler.start()
+    return scheduler

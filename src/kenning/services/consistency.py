@@ -31,7 +31,7 @@ from kenning.core.validation import check_range, check_unit_interval
 from kenning.ports.embedder import Vector
 from kenning.services.deps import Caller, Deps
 from kenning.services.provenance import check_may_supersede
-from kenning.services.records import close_conflicts_of, get, save_fields
+from kenning.services.records import changeable, close_conflicts_of, get, save_fields
 
 logger = logging.getLogger(__name__)
 
@@ -155,8 +155,8 @@ def supersede(
     deps: Deps, caller: Caller, old_id: str, new_id: str, reason: str, *, judging: int | None = None
 ) -> MemoryRecord:
     """Mark `old` superseded by `new`; refuses a chain that would loop. Returns the updated old record."""
-    old = get(deps, caller, old_id)
-    new = get(deps, caller, new_id)
+    old = changeable(deps, caller, old_id)
+    new = changeable(deps, caller, new_id)
     if old.id == new.id:
         raise InvalidInput("supersedes", "a memory cannot supersede itself")
     # Walking back from `old` must not reach `new`: that would close a loop.
@@ -281,7 +281,7 @@ def resolve_conflict(
         if winner not in pair:
             raise InvalidInput("winner", f"must be one of the pair: {pair[0]} or {pair[1]}")
         loser = pair[1] if winner == pair[0] else pair[0]
-        check_may_supersede(caller, get(deps, caller, loser))
+        check_may_supersede(caller, changeable(deps, caller, loser))
         supersede(deps, caller, loser, winner, reason=f"conflict {conflict_id} judged", judging=conflict_id)
         deps.store.close_conflict(caller.namespace, conflict_id, f"supersede:{winner}", now, audit)
         return Resolution(conflict=found, decision=decision, kept=[winner], superseded=[loser])
@@ -290,7 +290,7 @@ def resolve_conflict(
             raise InvalidInput(
                 "merged_content", "is required for decision 'merge': the one statement to keep"
             )
-        first, second = get(deps, caller, pair[0]), get(deps, caller, pair[1])
+        first, second = changeable(deps, caller, pair[0]), changeable(deps, caller, pair[1])
         check_may_supersede(caller, first)
         check_may_supersede(caller, second)
         draft = MemoryDraft(
@@ -329,7 +329,7 @@ def link(deps: Deps, caller: Caller, src: str, dst: str, edge_type: str, weight:
     if kind not in LINKABLE:
         raise InvalidInput("type", "supersedes edges come from remember(supersedes=…) or resolve_conflict")
     check_unit_interval(weight, "weight")
-    source, target = get(deps, caller, src), get(deps, caller, dst)
+    source, target = changeable(deps, caller, src), changeable(deps, caller, dst)
     if source.id == target.id:
         raise InvalidInput("dst", "a memory cannot be linked to itself")
     return _add_edge(deps, caller, source.id, target.id, kind, weight)
@@ -414,7 +414,7 @@ def explore_graph(
         f
         for f in found
         if f[0] in records
-        and records[f[0]].namespace == caller.namespace
+        and records[f[0]].namespace in caller.readable
         and records[f[0]].state is not MemoryState.QUARANTINED
     ]
     steps: list[GraphStep] = []

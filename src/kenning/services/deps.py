@@ -12,19 +12,30 @@ from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import Clock
 from kenning.ports.store import MemoryStore
 from kenning.ports.summarizer import Summarizer
+from kenning.ports.tokens import TokenStore
 from kenning.services.embedding import EmbeddingGate
+
+SCOPES = ("read", "write", "admin")
 
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """The principal a call acts for. The namespace comes from here, never from tool arguments."""
+    """The principal a call acts for: who it is, the pool it writes, the pools it reads, what it may
+    do. Pools come from here (a token, or the server's configuration), never from tool arguments."""
 
-    namespace: str
+    namespace: str  # the pool this principal writes, and reads
     agent_id: str
     # What this principal may claim and change (services/provenance): the most trust a write of its
     # own may carry, and whether it may edit other writers' memories and release its own quarantine.
     max_trust: str = "user_stated"
     operator: bool = False
+    read_pools: tuple[str, ...] = ()  # pools it reads besides its own
+    scopes: frozenset[str] = frozenset(SCOPES)
+
+    @property
+    def readable(self) -> tuple[str, ...]:
+        """Every pool this principal reads, its own first."""
+        return tuple(dict.fromkeys((self.namespace, *self.read_pools)))
 
 
 ALL_CHANNELS = ("dense", "context", "window", "bm25", "cjk")
@@ -122,3 +133,4 @@ class Deps:
     quotas: Quotas = field(default_factory=Quotas)
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
     summarizer: Summarizer | None = None  # optional: writes better summaries; extractive ones otherwise
+    tokens: TokenStore | None = None  # the HTTP server's principals

@@ -6,11 +6,13 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kenning.core.errors import BackendUnavailable, Forbidden, InsufficientScope, InvalidInput, KenningError
 from kenning.core.insights import Insight
 from kenning.core.query import RecallResult
 from kenning.core.records import Conflict, Edge, MemoryRecord
 from kenning.core.validation import MemoryDraft
-from kenning.services import consistency, records
+from kenning.ports.tokens import TokenRecord, TokenStore
+from kenning.services import consistency, principals, records
 from kenning.services import status as status_service
 from kenning.services.beliefs import BeliefView, list_beliefs
 from kenning.services.deps import Caller, Deps
@@ -20,6 +22,32 @@ from kenning.services.recall import RecallRequest, recall
 from kenning.services.remember import RememberOutcome, remember, remember_many
 
 logger = logging.getLogger(__name__)
+
+# The scope each operation needs at the least, named as the doors name the operation (an MCP tool, a
+# REST endpoint). Some need more for some arguments: a purge, a maintenance run that is not a dry run.
+OPERATION_SCOPES: dict[str, str] = {
+    "remember": "write",
+    "recall": "read",
+    "get": "read",
+    "update": "write",
+    "forget": "write",
+    "status": "read",
+    "conflicts": "read",
+    "resolve_conflict": "write",
+    "link": "write",
+    "explore_graph": "read",
+    "review": "admin",
+    "consolidate": "read",
+    "insights": "read",
+    "beliefs": "read",
+    "chain": "read",
+}
+
+
+def require(caller: Caller, scope: str, operation: str) -> None:
+    """The one scope check: every operation passes here before it touches the store."""
+    if scope not in caller.scopes:
+        raise InsufficientScope(scope, operation)
 
 
 class Kenning:
@@ -39,20 +67,25 @@ class Kenning:
         return self.store_problems
 
     def remember(self, caller: Caller, draft: MemoryDraft) -> RememberOutcome:
+        require(caller, "write", "remember")
         return remember(self.deps, caller, draft)
 
     def remember_many(self, caller: Caller, drafts: Sequence[MemoryDraft]) -> list[RememberOutcome]:
+        require(caller, "write", "remember")
         return remember_many(self.deps, caller, drafts)
 
     def recall(self, caller: Caller, request: RecallRequest) -> RecallResult:
+        require(caller, "read", "recall")
         return recall(self.deps, caller, request)
 
     def get(self, caller: Caller, memory_id: str) -> MemoryRecord:
+        require(caller, "read", "get")
         return records.get(self.deps, caller, memory_id)
 
     def update(
         self, caller: Caller, memory_id: str, expected_version: int, patch: records.MemoryPatch
     ) -> records.UpdateOutcome:
+        require(caller, "write", "update")
         return records.update(self.deps, caller, memory_id, expected_version, patch)
 
     def forget(
@@ -64,17 +97,21 @@ class Kenning:
         confirm: bool = False,
         reason: str | None = None,
     ) -> records.ForgetOutcome:
+        require(caller, "admin" if mode == "purge" else "write", "forget")
         return records.forget(self.deps, caller, memory_id, mode=mode, confirm=confirm, reason=reason)
 
     def review(self, caller: Caller, memory_id: str, decision: str) -> MemoryRecord | None:
+        require(caller, "admin", "review")
         return records.review(self.deps, caller, memory_id, decision)
 
     def chain(self, caller: Caller, memory_id: str) -> consistency.Chain:
+        require(caller, "read", "chain")
         return consistency.chain(self.deps, caller, memory_id)
 
     def conflicts(
         self, caller: Caller, *, status: str | None = "open", limit: int = 20, offset: int = 0
     ) -> list[Conflict]:
+        require(caller, "read", "conflicts")
         return consistency.list_conflicts(self.deps, caller, status=status, limit=limit, offset=offset)
 
     def resolve_conflict(
@@ -86,11 +123,13 @@ class Kenning:
         winner: str | None = None,
         merged_content: str | None = None,
     ) -> consistency.Resolution:
+        require(caller, "write", "resolve_conflict")
         return consistency.resolve_conflict(
             self.deps, caller, conflict_id, decision, winner=winner, merged_content=merged_content
         )
 
     def link(self, caller: Caller, src: str, dst: str, edge_type: str, weight: float = 1.0) -> Edge:
+        require(caller, "write", "link")
         return consistency.link(self.deps, caller, src, dst, edge_type, weight)
 
     def explore_graph(
@@ -104,6 +143,7 @@ class Kenning:
         offset: int = 0,
         token_budget: int = 4000,
     ) -> consistency.Exploration:
+        require(caller, "read", "explore_graph")
         return consistency.explore_graph(
             self.deps,
             caller,
@@ -118,18 +158,35 @@ class Kenning:
     def maintain(
         self, caller: Caller, request: MaintenanceRequest, *, cancelled: Callable[[], bool] = lambda: False
     ) -> MaintenanceReport:
+        require(caller, "read" if request.dry_run else "admin", "consolidate")
+        if (
+            request.policy == "delete"
+            and not request.dry_run
+            and not caller.operator
+            and self.deps.lifecycle.forgetting.policy != "delete"
+        ):
+            # An agent may not switch on permanent deletion for itself; the operator decides.
+            raise InvalidInput(
+                "policy",
+                "deletion is off on this server; an operator enables it with "
+                "KENNING_LIFECYCLE__POLICY=delete or runs `kenning maintain --policy delete`",
+            )
         return maintain(self.deps, caller, request, cancelled=cancelled)
 
     def maintenance_runs(self, caller: Caller, limit: int = 5) -> list[dict[str, Any]]:
+        require(caller, "read", "status")
         return self.deps.store.runs(caller.namespace, limit)
 
     def beliefs(self, caller: Caller, *, min_confidence: float = 0.35, limit: int = 20) -> list[BeliefView]:
+        require(caller, "read", "beliefs")
         return list_beliefs(self.deps, caller, min_confidence=min_confidence, limit=limit)
 
     def insights(self, caller: Caller, *, kinds: Sequence[str] = KINDS, limit: int = 20) -> list[Insight]:
+        require(caller, "read", "insights")
         return insights(self.deps, caller, kinds=kinds, limit=limit)
 
     def status(self, caller: Caller, *, load_embedder: bool = True) -> status_service.StatusReport:
+        require(caller, "read", "status")
         report = status_service.status(self.deps, caller, load_embedder=load_embedder)
         for problem in self.store_problems:
             if problem not in report.degraded:
@@ -137,7 +194,81 @@ class Kenning:
         report.ok = not report.degraded
         return report
 
+    # -- a long-running server ---------------------------------------------------------------------
+
+    def warm_up(self) -> None:
+        """Load the model and the screening classifier, then check the store in full: what a server does
+        at start, so that the first calls do not pay for it and damage shows in status."""
+        self.deps.embeddings.embedder()
+        from kenning.services.screening import prepare_screening
+
+        prepare_screening(self.deps.embeddings.model_id())  # not in the first write: about 0.4 s
+        self.check_store()
+
+    def readiness(self, warmed: bool) -> list[str]:
+        """What stops this server from answering well now: an unreachable store, a model not loaded."""
+        problems = []
+        try:
+            self.deps.store.namespaces()
+        except KenningError as exc:
+            problems.append(f"store: {exc.message}")
+        if not warmed:
+            problems.append("warming up: the embedding model is loading")
+        problems.extend(self.deps.embeddings.degraded())
+        return problems
+
+    def namespaces_due(self, interval_s: float) -> list[str]:
+        """The namespaces whose last maintenance run finished more than `interval_s` ago (or never ran)."""
+        store, now = self.deps.store, self.deps.clock.now()
+        due = []
+        for namespace in store.namespaces():
+            last = store.runs(namespace, 1)
+            if not last or now - float(last[0]["finished_at"]) >= interval_s:
+                due.append(namespace)
+        return due
+
+    # -- principals (the HTTP server's tokens) ---------------------------------------------------
+
+    def count_live_tokens(self) -> int:
+        now = self.deps.clock.now()
+        return sum(
+            1
+            for t in self._tokens().all()
+            if t.revoked_at is None and (t.expires_at is None or t.expires_at > now)
+        )
+
+    def authenticate(self, presented: str) -> Caller:
+        return principals.authenticate(self._tokens(), self.deps.clock, presented)
+
+    def issue_token(self, caller: Caller, request: principals.TokenRequest) -> tuple[str, TokenRecord]:
+        self._operator_only(caller, "issuing a token")
+        return principals.issue(self._tokens(), self.deps.clock, request)
+
+    def list_tokens(self, caller: Caller) -> list[TokenRecord]:
+        self._operator_only(caller, "listing tokens")
+        return self._tokens().all()
+
+    def revoke_token(self, caller: Caller, name: str) -> TokenRecord:
+        self._operator_only(caller, "revoking a token")
+        return principals.revoke(self._tokens(), self.deps.clock, name)
+
+    def rotate_token(self, caller: Caller, name: str) -> tuple[str, TokenRecord]:
+        self._operator_only(caller, "rotating a token")
+        return principals.rotate(self._tokens(), self.deps.clock, name)
+
+    def _tokens(self) -> TokenStore:
+        if self.deps.tokens is None:
+            raise BackendUnavailable("this server keeps no tokens")
+        return self.deps.tokens
+
+    @staticmethod
+    def _operator_only(caller: Caller, what: str) -> None:
+        if not caller.operator or "admin" not in caller.scopes:
+            raise Forbidden(f"{what} is for the operator (the `kenning token` command)")
+
     def close(self) -> None:
+        if self.deps.tokens is not None:
+            self.deps.tokens.close()
         self.deps.store.close()
         close = getattr(self.deps.summarizer, "close", None)
         if callable(close):

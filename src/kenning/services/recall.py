@@ -149,6 +149,7 @@ def build_filters(caller: Caller, request: RecallRequest, aliases: AliasDictiona
         raise InvalidInput("until", "must be later than since")
     return Filters(
         namespace=caller.namespace,
+        also_pools=caller.read_pools,
         states=states,
         types=tuple(dict.fromkeys(types)),
         tags=tuple(check_tags(request.tags)),
@@ -303,11 +304,19 @@ class _Reading:
     embedded: tuple[str, Vector] | None  # the topic's query vector, and its model
 
 
+def _subjects_named(deps: Deps, pools: Sequence[str], words: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(w for pool in pools for w in deps.store.subjects_named(pool, words)))
+
+
 def _read(deps: Deps, query: str, filters: Filters, params: RetrievalParams, degraded: list[str]) -> _Reading:
     # A query that names the subject of memories ("what does Melanie ...") is matched without the
     # name; the name instead favours her memories after fusion (_favour_subject).
     named = (
-        deps.store.subjects_named(filters.namespace, name_candidates(query))
+        list(
+            dict.fromkeys(
+                w for p in filters.pools for w in deps.store.subjects_named(p, name_candidates(query))
+            )
+        )
         if "subject" in params.stages
         else []
     )

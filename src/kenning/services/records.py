@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from kenning.core import limits
-from kenning.core.errors import BackendUnavailable, ConflictError, InvalidInput, NotFound
+from kenning.core.errors import BackendUnavailable, ConflictError, Forbidden, InvalidInput, NotFound
 from kenning.core.ids import is_ulid
 from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
 from kenning.core.text import content_hash
@@ -46,10 +46,29 @@ def check_id(memory_id: str, field: str = "id") -> str:
 
 
 def get(deps: Deps, caller: Caller, memory_id: str) -> MemoryRecord:
-    record = deps.store.get(check_id(memory_id))
-    # Another namespace's memory is reported exactly like a missing one: existence must not leak.
-    if record is None or record.namespace != caller.namespace:
-        raise NotFound(f"no memory with id {memory_id!r}", id=memory_id)
+    """A memory in a pool the caller reads."""
+    return readable(caller, deps.store.get(check_id(memory_id)), memory_id)
+
+
+def readable(caller: Caller, record: MemoryRecord | None, memory_id: str, field: str = "id") -> MemoryRecord:
+    """The record, if the caller reads its pool. A pool it cannot read holds nothing as far as it can
+    tell: such a memory is reported exactly like a missing one, so existence does not leak."""
+    if record is None or record.namespace not in caller.readable:
+        prefix = "" if field == "id" else f"{field}: "
+        raise NotFound(f"{prefix}no memory with id {memory_id!r}", id=memory_id)
+    return record
+
+
+def changeable(deps: Deps, caller: Caller, memory_id: str, field: str = "id") -> MemoryRecord:
+    """A memory the caller may change: one in the pool it writes (another readable pool is read-only)."""
+    record = readable(caller, deps.store.get(check_id(memory_id, field)), memory_id, field)
+    if record.namespace != caller.namespace:
+        raise Forbidden(
+            f"{field}: memory {memory_id!r} is in pool {record.namespace!r}, which you read but do not "
+            f"write (you write {caller.namespace!r})",
+            id=memory_id,
+            pool=record.namespace,
+        )
     return record
 
 
@@ -132,7 +151,7 @@ def update(
     deps: Deps, caller: Caller, memory_id: str, expected_version: int, patch: MemoryPatch
 ) -> UpdateOutcome:
     check_range(expected_version, "version", 1, 2**62)
-    current = get(deps, caller, memory_id)
+    current = changeable(deps, caller, memory_id)
     check_may_edit(caller, current)
     changes: dict[str, Any] = {}
     if current.state is MemoryState.QUARANTINED:
@@ -292,7 +311,7 @@ def review(deps: Deps, caller: Caller, memory_id: str, decision: str) -> MemoryR
     """Judge a quarantined memory: release it into recall, or delete it for good. Audited either way."""
     if decision not in ("release", "delete"):
         raise InvalidInput("decision", f"unknown decision {decision!r}; valid: release, delete")
-    current = get(deps, caller, memory_id)
+    current = changeable(deps, caller, memory_id)
     if current.state is not MemoryState.QUARANTINED:
         raise InvalidInput("id", f"memory {current.id} is {current.state.value}, not quarantined")
     if decision == "release":
@@ -342,7 +361,7 @@ def forget(
 
     # The audit log keeps a reason forever: no secret in it, found as written.
     reason = check_optional_text(redact_value(reason, Screening()), "reason", limits.SOURCE_MAX_CHARS)
-    current = get(deps, caller, memory_id)
+    current = changeable(deps, caller, memory_id)
     # Archiving another writer's memory is replacing it with nothing; purging it is an edit.
     (check_may_edit if mode == "purge" else check_may_supersede)(caller, current)
     now = deps.clock.now()

@@ -36,7 +36,7 @@ from kenning.ports.store import StoredVector
 from kenning.services.consistency import Assessment, assess, conflict_evidence, edges_for_new, supersede
 from kenning.services.deps import Caller, Deps
 from kenning.services.provenance import cap_trust, check_may_supersede, may_replace, owns
-from kenning.services.records import check_id, close_conflict
+from kenning.services.records import changeable, check_id, close_conflict
 from kenning.services.screening import Screening, flag_draft, judge_embedded, redact_draft
 
 logger = logging.getLogger(__name__)
@@ -129,11 +129,8 @@ def remember_many(
         ]
         if draft.supersedes:
             # Refuse before anything is written: the replacement must not land without its target.
-            target = deps.store.get(draft.supersedes)
-            if target is None or target.namespace != caller.namespace:
-                where = "supersedes" if len(clean) == 1 else f"memories[{index}].supersedes"
-                raise NotFound(f"{where}: no memory with id {draft.supersedes!r}", id=draft.supersedes)
-            check_may_supersede(caller, target)
+            where = "supersedes" if len(clean) == 1 else f"memories[{index}].supersedes"
+            check_may_supersede(caller, changeable(deps, caller, draft.supersedes, where))
     outcomes: list[RememberOutcome | None] = [None] * len(clean)
     fresh: list[int] = []
     for index, draft in enumerate(clean):

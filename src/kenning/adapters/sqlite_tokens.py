@@ -1,0 +1,109 @@
+"""Tokens in the store's SQLite file, in a table of their own beside the memories."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from kenning.core.errors import BackendUnavailable, ConflictError
+from kenning.ports.tokens import TokenRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tokens (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    secret_hash TEXT NOT NULL,
+    write_pool TEXT NOT NULL,
+    read_pools TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    max_trust TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL,
+    revoked_at REAL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS tokens_live_name ON tokens(name) WHERE revoked_at IS NULL;
+"""
+_COLUMNS = (
+    "id, name, secret_hash, write_pool, read_pools, scopes, max_trust, created_at, expires_at, revoked_at"
+)
+
+
+class SqliteTokens:
+    def __init__(self, path: Path | str, *, busy_timeout_s: float = 5.0) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(
+                str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+            )
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise BackendUnavailable(f"cannot open the token table in {self.path}: {exc}") from exc
+
+    def add(self, token: TokenRecord) -> None:
+        try:
+            with self._lock:
+                self._conn.execute(
+                    f"INSERT INTO tokens ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        token.id,
+                        token.name,
+                        token.secret_hash,
+                        token.write_pool,
+                        json.dumps(list(token.read_pools)),
+                        json.dumps(list(token.scopes)),
+                        token.max_trust,
+                        token.created_at,
+                        token.expires_at,
+                        token.revoked_at,
+                    ),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(
+                f"a token named {token.name!r} exists; revoke or rotate it first", name=token.name
+            ) from exc
+
+    def find(self, token_id: str) -> TokenRecord | None:
+        rows = self._rows("WHERE id = ?", (token_id,))
+        return rows[0] if rows else None
+
+    def named(self, name: str) -> TokenRecord | None:
+        rows = self._rows("WHERE name = ? AND revoked_at IS NULL", (name,))
+        return rows[0] if rows else None
+
+    def all(self) -> list[TokenRecord]:
+        return self._rows("ORDER BY created_at, id", ())
+
+    def revoke(self, token_id: str, at: float) -> bool:
+        with self._lock:
+            cursor = self._conn.execute(
+                "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (at, token_id)
+            )
+        return cursor.rowcount == 1
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _rows(self, where: str, params: tuple[Any, ...]) -> list[TokenRecord]:
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM tokens {where}", params).fetchall()
+        return [
+            TokenRecord(
+                id=r[0],
+                name=r[1],
+                secret_hash=r[2],
+                write_pool=r[3],
+                read_pools=tuple(json.loads(r[4])),
+                scopes=tuple(json.loads(r[5])),
+                max_trust=r[6],
+                created_at=float(r[7]),
+                expires_at=None if r[8] is None else float(r[8]),
+                revoked_at=None if r[9] is None else float(r[9]),
+            )
+            for r in rows
+        ]

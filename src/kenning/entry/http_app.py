@@ -1,0 +1,146 @@
+"""The team server's composition root: one ASGI app with REST, MCP over Streamable HTTP and health.
+
+    /api/v1/<operation>   REST, one endpoint per MCP tool (rest_api), OpenAPI at /api/v1/openapi.json
+    /api/v1/docs          the OpenAPI docs page
+    /mcp                  MCP over Streamable HTTP (official SDK)
+    /healthz, /readyz     liveness; readiness of the store and the embedding model
+
+Everything sits behind the guard (http_guard): Host and Origin, body size, bearer tokens, limits.
+The app's lifespan loads the model, checks the store, runs the MCP session manager and the background
+maintenance scheduler, and closes the store at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from fastapi import FastAPI
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from kenning import __version__
+from kenning.core.errors import InvalidInput
+from kenning.entry.http_guard import Guard, policy_for
+from kenning.entry.mcp_server import build_server, request_principal
+from kenning.entry.rest_api import PREFIX, add_routes
+from kenning.jobs.scheduler import start_scheduler
+from kenning.services.facade import Kenning
+from kenning.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def check_bind(host: str, tokens_issued: int) -> None:
+    """A server reachable from other machines must have principals: refuse to start open."""
+    if host not in LOOPBACK and tokens_issued == 0:
+        raise InvalidInput(
+            "http.host",
+            f"binding {host} makes Kenning reachable from other machines, and no token exists yet; "
+            "create one first with `kenning token create NAME --write POOL`",
+        )
+
+
+def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) -> Guard:
+    http = settings.http
+    server = build_server(app, request_principal, log_level=settings.server.log_level)
+    mcp_asgi = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        max_request_body_size=http.max_body_bytes,
+        # Host and Origin are checked by the guard, for every route and whatever the bind address.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        host=http.host,
+    )
+    ready = threading.Event()
+
+    def prepare() -> None:
+        try:
+            app.warm_up()
+        finally:
+            ready.set()
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if warm_up:
+            threading.Thread(target=prepare, name="kenning-warmup", daemon=True).start()
+        else:
+            ready.set()
+        scheduler = start_scheduler(app, settings.lifecycle.interval_hours)
+        try:
+            async with server.session_manager.run():
+                yield
+        finally:
+            if scheduler is not None:
+                await anyio.to_thread.run_sync(scheduler.stop)
+
+    api = FastAPI(
+        title="Kenning",
+        version=__version__,
+        description="Long-term memory for AI agents. Every endpoint takes a bearer token "
+        "(`kenning token create`); pools and scopes come from the token.",
+        lifespan=lifespan,
+        docs_url=f"{PREFIX}/docs",
+        openapi_url=f"{PREFIX}/openapi.json",
+        redoc_url=None,
+    )
+    add_routes(api, server)
+
+    @api.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, Any]:
+        return {"ok": True, "version": __version__}
+
+    @api.get("/readyz", include_in_schema=False)
+    async def readyz(request: Request) -> JSONResponse:
+        problems = await anyio.to_thread.run_sync(app.readiness, ready.is_set())
+        return JSONResponse(
+            {"ready": not problems, "problems": problems}, status_code=503 if problems else 200
+        )
+
+    def openapi() -> dict[str, Any]:
+        if api.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+
+            schema = get_openapi(
+                title=api.title, version=api.version, description=api.description, routes=api.routes
+            )
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"}
+            }
+            api.openapi_schema = schema
+        return api.openapi_schema
+
+    api.openapi = openapi  # type: ignore[method-assign]
+    api.mount("/", mcp_asgi)  # last: the REST routes and health match first
+    policy = policy_for(
+        http.host,
+        allowed_hosts=http.allowed_hosts,
+        allowed_origins=http.allowed_origins,
+        max_body_bytes=http.max_body_bytes,
+        requests_per_minute=http.requests_per_minute,
+        concurrent_requests=http.concurrent_requests,
+    )
+    return Guard(api, policy=policy, authenticate=app.authenticate)
+
+
+def serve_http(app: Kenning, settings: Settings) -> None:
+    import uvicorn
+
+    check_bind(settings.http.host, app.count_live_tokens())
+    asgi = build_http_app(app, settings)
+    config = uvicorn.Config(
+        asgi,
+        host=settings.http.host,
+        port=settings.http.port,
+        log_level=settings.server.log_level.lower(),
+        server_header=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=10,
+    )
+    uvicorn.Server(config).run()

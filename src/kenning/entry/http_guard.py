@@ -1,0 +1,294 @@
+"""What every HTTP request passes before it reaches a door: Host and Origin, size, token, limits.
+
+One ASGI middleware in front of REST, MCP and the docs, so no route can be mounted outside it:
+- the Host header must name this server, and an Origin, when sent, one it allows (DNS rebinding);
+- a body over the limit gets 413, whether it says its length or streams it;
+- a bearer token names the principal (401 with `WWW-Authenticate` for none or a bad one), which the
+  doors read from the request scope; pools and scopes never come from arguments;
+- an MCP `tools/call` or `resources/read` the token's scopes cannot make gets 403 `insufficient_scope`
+  before it runs (the application checks again below, for every door);
+- each principal has a rate and a number of requests in flight; past either, 429 with `Retry-After`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kenning.core.errors import KenningError, Unauthorized
+from kenning.entry.mcp_server import PRINCIPAL_KEY as CALLER_KEY
+from kenning.services.deps import Caller
+from kenning.services.facade import OPERATION_SCOPES
+
+logger = logging.getLogger(__name__)
+
+PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/api/v1/openapi.json", "/api/v1/docs"})
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+@dataclass(frozen=True, slots=True)
+class GuardPolicy:
+    allowed_hosts: tuple[str, ...]  # host names (no port): any port is accepted
+    allowed_origins: tuple[str, ...]  # full origins, e.g. "https://app.example.com"
+    max_body_bytes: int
+    requests_per_minute: int  # 0: no limit
+    concurrent_requests: int  # 0: no limit
+
+
+def policy_for(
+    bind_host: str,
+    *,
+    allowed_hosts: list[str],
+    allowed_origins: list[str],
+    max_body_bytes: int,
+    requests_per_minute: int,
+    concurrent_requests: int,
+) -> GuardPolicy:
+    """Loopback names are always allowed; a bound address that is not a wildcard is allowed too."""
+    hosts = [*LOOPBACK_HOSTS, *allowed_hosts]
+    if bind_host not in ("0.0.0.0", "::", ""):  # noqa: S104 - compared with, not bound to
+        hosts.append(f"[{bind_host}]" if ":" in bind_host else bind_host)
+    hosts = list(dict.fromkeys(h.lower() for h in hosts))
+    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
+    return GuardPolicy(
+        allowed_hosts=tuple(hosts),
+        allowed_origins=tuple(dict.fromkeys([*origins, *(o.rstrip("/").lower() for o in allowed_origins)])),
+        max_body_bytes=max_body_bytes,
+        requests_per_minute=requests_per_minute,
+        concurrent_requests=concurrent_requests,
+    )
+
+
+def _without_port(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+@dataclass(slots=True)
+class _Usage:
+    in_flight: int = 0
+    window_start: float = 0.0
+    in_window: int = 0
+
+
+@dataclass(slots=True)
+class Limits:
+    """Per-principal rate (a fixed one-minute window) and requests in flight."""
+
+    policy: GuardPolicy
+    _usage: dict[str, _Usage] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def admit(self, who: str, now: float) -> float | None:
+        """None when admitted (release it afterwards), else the seconds to wait."""
+        with self._lock:
+            usage = self._usage.setdefault(who, _Usage(window_start=now))
+            if now - usage.window_start >= 60.0:
+                usage.window_start, usage.in_window = now, 0
+            per_minute, at_once = self.policy.requests_per_minute, self.policy.concurrent_requests
+            if per_minute and usage.in_window >= per_minute:
+                return max(1.0, 60.0 - (now - usage.window_start))
+            if at_once and usage.in_flight >= at_once:
+                return 1.0
+            usage.in_window += 1
+            usage.in_flight += 1
+            return None
+
+    def release(self, who: str) -> None:
+        with self._lock:
+            self._usage[who].in_flight -= 1
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _json_response(
+    send: Send, status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> None:
+    body = json.dumps({"code": code, "message": message}).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def bearer_challenge(
+    error: str | None = None, description: str | None = None, scope: str | None = None
+) -> str:
+    parts = ['Bearer realm="kenning"']
+    if error:
+        parts.append(f'error="{error}"')
+    if description:
+        parts.append(f'error_description="{description}"')
+    if scope:
+        parts.append(f'scope="{scope}"')
+    return ", ".join(parts)
+
+
+def _needed_scopes(body: bytes) -> list[tuple[str, str]]:
+    """(operation, scope) for each MCP message in the body that calls a tool or reads a resource."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return []  # the transport answers malformed JSON itself
+    messages = parsed if isinstance(parsed, list) else [parsed]
+    needed = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if message.get("method") == "tools/call":
+            name = str(params.get("name", ""))
+            needed.append((name, OPERATION_SCOPES.get(name, "admin")))  # an unlisted tool is for admins
+        elif message.get("method") == "resources/read":
+            needed.append(("resources/read", "read"))
+    return needed
+
+
+class Guard:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        policy: GuardPolicy,
+        authenticate: Callable[[str], Caller],
+        mcp_path: str = "/mcp",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.app = app
+        self.policy = policy
+        self.authenticate = authenticate
+        self.mcp_path = mcp_path
+        self.limits = Limits(policy)
+        self.clock = clock
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if _without_port(headers.get("host", "")) not in self.policy.allowed_hosts:
+            await _json_response(send, 421, "misdirected", "the Host header does not name this server")
+            return
+        origin = headers.get("origin")
+        if origin is not None and origin.rstrip("/").lower() not in self.policy.allowed_origins:
+            await _json_response(send, 403, "forbidden_origin", f"origin {origin!r} is not allowed")
+            return
+        declared = headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.policy.max_body_bytes):
+            await self._too_large(send)
+            return
+        path = scope["path"]
+        if path in PUBLIC_PATHS:
+            await self.app(scope, receive, send)
+            return
+        caller = await self._principal(headers, send)
+        if caller is None:
+            return
+        try:
+            body = await self._body(receive)
+        except _TooLarge:
+            await self._too_large(send)
+            return
+        if path.rstrip("/") == self.mcp_path and scope["method"] == "POST":
+            for operation, needed in _needed_scopes(body):
+                if needed not in caller.scopes:
+                    await _json_response(
+                        send,
+                        403,
+                        "insufficient_scope",
+                        f"{operation} needs the {needed!r} scope, which this token lacks",
+                        {"WWW-Authenticate": bearer_challenge("insufficient_scope", scope=needed)},
+                    )
+                    return
+        wait = self.limits.admit(caller.agent_id, self.clock())
+        if wait is not None:
+            await _json_response(
+                send,
+                429,
+                "rate_limited",
+                f"principal {caller.agent_id!r} is over its request limit; retry in {math.ceil(wait)} s",
+                {"Retry-After": str(math.ceil(wait))},
+            )
+            return
+        scope.setdefault("state", {})[CALLER_KEY] = caller
+        try:
+            await self.app(scope, _replay(body, receive), send)
+        finally:
+            self.limits.release(caller.agent_id)
+
+    async def _principal(self, headers: dict[str, str], send: Send) -> Caller | None:
+        given = headers.get("authorization", "")
+        scheme, _, token = given.partition(" ")
+        if not given or scheme.lower() != "bearer" or not token.strip():
+            await _json_response(
+                send,
+                401,
+                "unauthorized",
+                "a bearer token is required",
+                {"WWW-Authenticate": bearer_challenge()},
+            )
+            return None
+        try:
+            return await anyio.to_thread.run_sync(self.authenticate, token.strip())
+        except Unauthorized as exc:
+            challenge = bearer_challenge("invalid_token", exc.message)
+            await _json_response(send, 401, "unauthorized", exc.message, {"WWW-Authenticate": challenge})
+        except KenningError as exc:
+            await _json_response(send, 503, exc.code, exc.message, {"Retry-After": "1"})
+        return None
+
+    async def _body(self, receive: Receive) -> bytes:
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.policy.max_body_bytes:
+                raise _TooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    async def _too_large(self, send: Send) -> None:
+        limit = self.policy.max_body_bytes
+        await _json_response(send, 413, "too_large", f"request body: the limit is {limit} bytes")
+
+
+def _replay(body: bytes, receive: Receive) -> Callable[[], Awaitable[Message]]:
+    """A receive that gives the body already read, then waits on the real one (for a disconnect)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+def caller_of(scope: Any) -> Caller:
+    """The principal the guard put in a request's scope (a KeyError means a route outside the guard)."""
+    state = scope.get("state") or {}
+    caller = state.get(CALLER_KEY)
+    if not isinstance(caller, Caller):
+        raise Unauthorized("no principal on this request")
+    return caller

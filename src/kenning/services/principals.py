@@ -1,0 +1,124 @@
+"""Principals from tokens: issuing, authenticating, revoking and rotating the HTTP server's tokens.
+
+A token reads `kn_<id>_<secret>`. The id finds its record; only the SHA-256 of the whole token is kept,
+compared in constant time. From the record come the agent id (the token's name), the pool it writes,
+the pools it reads, its scopes and the most trust its writes may claim."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+
+from kenning.core.errors import InvalidInput, NotFound, Unauthorized
+from kenning.core.validation import check_name, check_trust
+from kenning.ports.clock import Clock
+from kenning.ports.tokens import TokenRecord, TokenStore
+from kenning.services.deps import SCOPES, Caller
+
+_TOKEN = re.compile(r"kn_([a-z0-9]{12})_([A-Za-z0-9_-]{43})")
+_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+MAX_READ_POOLS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRequest:
+    name: str
+    write_pool: str | None = None  # default: a private pool named after the token
+    read_pools: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ("read", "write")
+    max_trust: str = "agent_inferred"
+    expires_in_s: float | None = None
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def issue(tokens: TokenStore, clock: Clock, request: TokenRequest) -> tuple[str, TokenRecord]:
+    """A new token and its record; the token's text exists only in what this returns."""
+    name = check_name(request.name, "name", required=True)
+    assert name is not None
+    write_pool = check_name(request.write_pool or f"agent:{name}", "write_pool", required=True)
+    assert write_pool is not None
+    if len(request.read_pools) > MAX_READ_POOLS:
+        count = len(request.read_pools)
+        raise InvalidInput("read_pools", f"names {count} pools; the limit is {MAX_READ_POOLS}")
+    read_pools = tuple(
+        dict.fromkeys(check_name(p, "read_pools", required=True) or "" for p in request.read_pools)
+    )
+    unknown = [s for s in request.scopes if s not in SCOPES]
+    if unknown or not request.scopes:
+        raise InvalidInput("scopes", f"must be some of {', '.join(SCOPES)}; got {', '.join(request.scopes)}")
+    if request.expires_in_s is not None and request.expires_in_s <= 0:
+        raise InvalidInput("expires", "must be in the future")
+    now = clock.now()
+    token_id = "".join(secrets.choice(_ID_ALPHABET) for _ in range(12))
+    token = f"kn_{token_id}_{secrets.token_urlsafe(32)}"
+    record = TokenRecord(
+        id=token_id,
+        name=name,
+        secret_hash=_hash(token),
+        write_pool=write_pool,
+        read_pools=tuple(p for p in read_pools if p != write_pool),
+        scopes=tuple(s for s in SCOPES if s in request.scopes),
+        max_trust=check_trust(request.max_trust).value,
+        created_at=now,
+        expires_at=None if request.expires_in_s is None else now + request.expires_in_s,
+    )
+    tokens.add(record)
+    return token, record
+
+
+def authenticate(tokens: TokenStore, clock: Clock, presented: str) -> Caller:
+    """The principal behind a presented token; `Unauthorized` (saying why) for anything else."""
+    match = _TOKEN.fullmatch(presented.strip())
+    record = tokens.find(match.group(1)) if match else None
+    # Compare even when nothing was found, so that timing tells an unknown id from a wrong secret less.
+    expected = record.secret_hash if record else _hash("kn_unknown")
+    if not hmac.compare_digest(expected, _hash(presented.strip())) or record is None:
+        raise Unauthorized("the token is not valid")
+    if record.revoked_at is not None:
+        raise Unauthorized("the token was revoked")
+    if record.expires_at is not None and clock.now() >= record.expires_at:
+        raise Unauthorized("the token has expired")
+    return principal(record)
+
+
+def principal(record: TokenRecord) -> Caller:
+    return Caller(
+        namespace=record.write_pool,
+        agent_id=record.name,
+        max_trust=record.max_trust,
+        # An admin may change other writers' memories in its pool and release their quarantine.
+        operator="admin" in record.scopes,
+        read_pools=record.read_pools,
+        scopes=frozenset(record.scopes),
+    )
+
+
+def revoke(tokens: TokenStore, clock: Clock, name: str) -> TokenRecord:
+    record = tokens.named(name)
+    if record is None or not tokens.revoke(record.id, clock.now()):
+        raise NotFound(f"no live token named {name!r}", name=name)
+    return record
+
+
+def rotate(tokens: TokenStore, clock: Clock, name: str) -> tuple[str, TokenRecord]:
+    """A new secret for the same principal; the old token stops working at once."""
+    old = revoke(tokens, clock, name)
+    remaining = None if old.expires_at is None else max(old.expires_at - clock.now(), 1.0)
+    return issue(
+        tokens,
+        clock,
+        TokenRequest(
+            name=old.name,
+            write_pool=old.write_pool,
+            read_pools=old.read_pools,
+            scopes=old.scopes,
+            max_trust=old.max_trust,
+            expires_in_s=remaining,
+        ),
+    )
