@@ -68,8 +68,9 @@ def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) ->
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        warmer = threading.Thread(target=prepare, name="kenning-warmup", daemon=True)
         if warm_up:
-            threading.Thread(target=prepare, name="kenning-warmup", daemon=True).start()
+            warmer.start()
         else:
             ready.set()
         scheduler = start_scheduler(app, settings.lifecycle.interval_hours)
@@ -79,6 +80,8 @@ def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) ->
         finally:
             if scheduler is not None:
                 await anyio.to_thread.run_sync(scheduler.stop)
+            if warm_up:  # the store closes after this: let the warm-up finish with it first
+                await anyio.to_thread.run_sync(warmer.join, 120.0)
 
     api = FastAPI(
         title="Kenning",

@@ -1,0 +1,70 @@
+"""A real `kenning serve --http` app on a loopback port, in this process, for the HTTP door's tests."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from kenning.entry.compose import build_kenning, default_caller
+from kenning.entry.http_app import build_http_app
+from kenning.services.facade import Kenning
+from kenning.services.principals import TokenRequest
+from kenning.settings import load_settings
+
+
+@dataclass
+class LiveServer:
+    url: str
+    app: Kenning
+
+    def token(
+        self,
+        name: str,
+        *,
+        write: str | None = None,
+        read: tuple[str, ...] = (),
+        scopes: tuple[str, ...] = ("read", "write"),
+        trust: str = "agent_inferred",
+    ) -> str:
+        operator = default_caller(load_settings({}), operator=True)
+        request = TokenRequest(name=name, write_pool=write, read_pools=read, scopes=scopes, max_trust=trust)
+        issued, _ = self.app.issue_token(operator, request)
+        return issued
+
+
+@contextmanager
+def live_server(tmp_path: Path, **http: object) -> Iterator[LiveServer]:
+    settings = load_settings(
+        {
+            "storage": {"db_path": tmp_path / "team.db"},
+            "lifecycle": {"interval_hours": 0},
+            "http": dict(http),
+        }
+    )
+    app = build_kenning(settings)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(build_http_app(app, settings), log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the HTTP server did not start")
+        time.sleep(0.02)
+    try:
+        yield LiveServer(url=f"http://127.0.0.1:{port}", app=app)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        sock.close()
+        app.close()
