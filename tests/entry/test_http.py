@@ -355,3 +355,11 @@ def test_the_openapi_schema_describes_each_operation(server: LiveServer) -> None
     assert schema["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
     docs = httpx.get(f"{server.url}/api/v1/docs")
     assert docs.status_code == 200 and "openapi.json" in docs.text
+
+
+def test_a_token_written_into_memory_is_redacted(server: LiveServer, tokens: dict[str, str]) -> None:
+    stored = ok(
+        rest(server, tokens["carol"], "remember", {"content": f"My Kenning token is {tokens['carol']} ok"})
+    )
+    content = ok(rest(server, tokens["carol"], "get", {"id": stored["id"]}))["content"]
+    assert tokens["carol"] not in content and "kenning_token" in content

@@ -32,23 +32,41 @@ _COLUMNS = (
 
 
 class SqliteTokens:
+    """Opened on first use and the table made on the first token, so that a store which never issues
+    one (every stdio user) is not written to by it: a dry run stays byte-for-byte a dry run."""
+
     def __init__(self, path: Path | str, *, busy_timeout_s: float = 5.0) -> None:
         self.path = Path(path)
+        self._busy_timeout_s = busy_timeout_s
         self._lock = threading.Lock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(
-                str(self.path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
-            )
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.executescript(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise BackendUnavailable(f"cannot open the token table in {self.path}: {exc}") from exc
+        self._conn: sqlite3.Connection | None = None
+        self._made = False
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._conn = sqlite3.connect(
+                    str(self.path),
+                    timeout=self._busy_timeout_s,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+            except (OSError, sqlite3.Error) as exc:
+                raise BackendUnavailable(f"cannot open the token table in {self.path}: {exc}") from exc
+        return self._conn
+
+    def _made_table(self) -> sqlite3.Connection:
+        conn = self._connection()
+        if not self._made:
+            conn.executescript(_SCHEMA)
+            self._made = True
+        return conn
 
     def add(self, token: TokenRecord) -> None:
         try:
             with self._lock:
-                self._conn.execute(
+                self._made_table().execute(
                     f"INSERT INTO tokens ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         token.id,
@@ -81,17 +99,23 @@ class SqliteTokens:
 
     def revoke(self, token_id: str, at: float) -> bool:
         with self._lock:
-            cursor = self._conn.execute(
+            cursor = self._made_table().execute(
                 "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (at, token_id)
             )
         return cursor.rowcount == 1
 
     def close(self) -> None:
-        self._conn.close()
+        if self._conn is not None:
+            self._conn.close()
 
     def _rows(self, where: str, params: tuple[Any, ...]) -> list[TokenRecord]:
         with self._lock:
-            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM tokens {where}", params).fetchall()
+            try:
+                rows = self._connection().execute(f"SELECT {_COLUMNS} FROM tokens {where}", params).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):
+                    return []  # no token was ever issued here
+                raise BackendUnavailable(f"cannot read tokens from {self.path}: {exc}") from exc
         return [
             TokenRecord(
                 id=r[0],
