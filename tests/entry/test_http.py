@@ -6,6 +6,7 @@ resources (from a live session), so an operation added later is covered without 
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -363,3 +364,49 @@ def test_a_token_written_into_memory_is_redacted(server: LiveServer, tokens: dic
     )
     content = ok(rest(server, tokens["carol"], "get", {"id": stored["id"]}))["content"]
     assert tokens["carol"] not in content and "kenning_token" in content
+
+
+INSPECTOR = Path(__file__).parents[1] / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
+
+
+def inspector(server: LiveServer, token: str, *args: str) -> tuple[int, Any, str]:
+    """The MCP Inspector CLI (an independent client, npm) over HTTP with a bearer header."""
+    if not INSPECTOR.exists():
+        pytest.fail(f"{INSPECTOR} is missing: run scripts/test, which runs `npm ci --prefix tests/inspector`")
+    command = [
+        str(INSPECTOR),
+        "--cli",
+        f"{server.url}/mcp",
+        "--transport",
+        "http",
+        "--header",
+        f"Authorization: Bearer {token}",
+        *args,
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    payload = json.loads(done.stdout) if done.stdout.strip().startswith("{") else None
+    return done.returncode, payload, done.stderr + done.stdout
+
+
+def test_the_inspector_lists_and_calls_the_tools_over_http_with_a_bearer_header(
+    server: LiveServer, tokens: dict[str, str]
+) -> None:
+    code, listed, output = inspector(server, tokens["dave"], "--method", "tools/list")
+    assert code == 0, output
+    assert {"remember", "recall", "status"} <= {tool["name"] for tool in listed["tools"]}
+    args = [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "remember",
+        "--tool-arg",
+        "content=Inspector notes go in docs/.",
+    ]
+    code, written, output = inspector(server, tokens["dave"], *args)
+    assert code == 0 and written["structuredContent"]["status"] == "stored", output
+    assert (
+        ok(rest(server, tokens["dave"], "get", {"id": written["structuredContent"]["id"]}))["agent_id"]
+        == "dave"
+    )
+    code, _, output = inspector(server, tokens["bob"], *args)  # a read-only token
+    assert code != 0 and "insufficient scope" in output.lower() and "write" in output
