@@ -9,8 +9,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import httpx
 import uvicorn
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
 
 from kenning.entry.compose import build_kenning, default_caller
 from kenning.entry.http_app import build_http_app
@@ -68,3 +72,61 @@ def live_server(tmp_path: Path, **http: object) -> Iterator[LiveServer]:
         thread.join(30)
         sock.close()
         app.close()
+
+
+def _bearer_proxy_app(target: str, token: str) -> Any:
+    """Forwards every request to `target` unchanged (Host and Origin included) with a bearer header
+    added: for a client that cannot send one, such as the MCP conformance suite."""
+    client = httpx.AsyncClient(timeout=None)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        request = Request(scope, receive)
+        headers = {k: v for k, v in request.headers.items() if k not in ("content-length", "authorization")}
+        headers["authorization"] = f"Bearer {token}"
+        query = scope["query_string"].decode()
+        upstream = client.build_request(
+            request.method,
+            target + scope["path"] + (f"?{query}" if query else ""),
+            headers=headers,
+            content=await request.body(),
+        )
+        answer = await client.send(upstream, stream=True)
+        passed = {
+            k: v
+            for k, v in answer.headers.items()
+            if k not in ("content-length", "transfer-encoding", "content-encoding")
+        }
+        try:
+            await StreamingResponse(answer.aiter_raw(), status_code=answer.status_code, headers=passed)(
+                scope, receive, send
+            )
+        finally:
+            await answer.aclose()
+
+    return app
+
+
+@contextmanager
+def bearer_proxy(target: str, token: str) -> Iterator[str]:
+    """A loopback URL that reaches `target` with the token; yields the proxy's base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(_bearer_proxy_app(target, token), log_level="warning", lifespan="off")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the proxy did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        sock.close()

@@ -297,6 +297,12 @@ def test_host_origin_and_size_are_checked_on_every_route(server: LiveServer, tok
             headers={"Origin": "https://attacker.example", "Authorization": f"Bearer {tokens['alice']}"},
         )
         assert foreign.status_code == 403 and foreign.json()["code"] == "forbidden_origin", path
+    port = server.url.rsplit(":", 1)[1]
+    for origin in (f"http://localhost:{port}", f"http://127.0.0.1:{port}", "https://localhost"):
+        same = rest(server, tokens["alice"], "status", headers={"Origin": origin})
+        assert same.status_code == 200, origin
+    for origin in (f"http://localhost.attacker.example:{port}", "null", f"http://127.0.0.1:{port}/x"):
+        assert rest(server, tokens["alice"], "status", headers={"Origin": origin}).status_code == 403, origin
     big = rest(server, tokens["alice"], "remember", {"content": "x" * 30_000})
     assert big.status_code == 413 and "20000 bytes" in big.json()["message"]
 

@@ -38,7 +38,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 @dataclass(frozen=True, slots=True)
 class GuardPolicy:
     allowed_hosts: tuple[str, ...]  # host names (no port): any port is accepted
-    allowed_origins: tuple[str, ...]  # full origins, e.g. "https://app.example.com"
+    allowed_origins: tuple[str, ...]  # full origins on other hosts, e.g. "https://app.example.com"
     max_body_bytes: int
     requests_per_minute: int  # 0: no limit
     concurrent_requests: int  # 0: no limit
@@ -58,10 +58,9 @@ def policy_for(
     if bind_host not in ("0.0.0.0", "::", ""):  # noqa: S104 - compared with, not bound to
         hosts.append(f"[{bind_host}]" if ":" in bind_host else bind_host)
     hosts = list(dict.fromkeys(h.lower() for h in hosts))
-    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
     return GuardPolicy(
         allowed_hosts=tuple(hosts),
-        allowed_origins=tuple(dict.fromkeys([*origins, *(o.rstrip("/").lower() for o in allowed_origins)])),
+        allowed_origins=tuple(dict.fromkeys(o.rstrip("/").lower() for o in allowed_origins)),
         max_body_bytes=max_body_bytes,
         requests_per_minute=requests_per_minute,
         concurrent_requests=concurrent_requests,
@@ -90,7 +89,7 @@ class Limits:
     _usage: dict[str, _Usage] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def admit(self, who: str, now: float) -> float | None:
+    def admit(self, who: str, now: float, *, in_flight: bool = True) -> float | None:
         """None when admitted (release it afterwards), else the seconds to wait."""
         with self._lock:
             usage = self._usage.setdefault(who, _Usage(window_start=now))
@@ -99,10 +98,10 @@ class Limits:
             per_minute, at_once = self.policy.requests_per_minute, self.policy.concurrent_requests
             if per_minute and usage.in_window >= per_minute:
                 return max(1.0, 60.0 - (now - usage.window_start))
-            if at_once and usage.in_flight >= at_once:
+            if in_flight and at_once and usage.in_flight >= at_once:
                 return 1.0
             usage.in_window += 1
-            usage.in_flight += 1
+            usage.in_flight += in_flight
             return None
 
     def release(self, who: str) -> None:
@@ -184,7 +183,7 @@ class Guard:
             await _json_response(send, 421, "misdirected", "the Host header does not name this server")
             return
         origin = headers.get("origin")
-        if origin is not None and origin.rstrip("/").lower() not in self.policy.allowed_origins:
+        if origin is not None and not self._origin_allowed(origin):
             await _json_response(send, 403, "forbidden_origin", f"origin {origin!r} is not allowed")
             return
         declared = headers.get("content-length")
@@ -214,7 +213,10 @@ class Guard:
                         {"WWW-Authenticate": bearer_challenge("insufficient_scope", scope=needed)},
                     )
                     return
-        wait = self.limits.admit(caller.agent_id, self.clock())
+        # A GET on /mcp is a listening stream that stays open as long as its session: it counts towards
+        # the rate, not towards the requests in flight, or a few open sessions would lock a principal out.
+        streaming = path.rstrip("/") == self.mcp_path and scope["method"] == "GET"
+        wait = self.limits.admit(caller.agent_id, self.clock(), in_flight=not streaming)
         if wait is not None:
             await _json_response(
                 send,
@@ -228,7 +230,20 @@ class Guard:
         try:
             await self.app(scope, _replay(body, receive), send)
         finally:
-            self.limits.release(caller.agent_id)
+            if not streaming:
+                self.limits.release(caller.agent_id)
+
+    def _origin_allowed(self, origin: str) -> bool:
+        """An origin on an allowed host (any port, http or https), or one configured in full."""
+        origin = origin.strip().rstrip("/").lower()
+        scheme, _, rest = origin.partition("://")
+        if (
+            scheme in ("http", "https")
+            and "/" not in rest
+            and _without_port(rest) in self.policy.allowed_hosts
+        ):
+            return True
+        return origin in self.policy.allowed_origins
 
     async def _principal(self, headers: dict[str, str], send: Send) -> Caller | None:
         given = headers.get("authorization", "")
