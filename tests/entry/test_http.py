@@ -416,3 +416,46 @@ def test_the_inspector_lists_and_calls_the_tools_over_http_with_a_bearer_header(
     )
     code, _, output = inspector(server, tokens["bob"], *args)  # a read-only token
     assert code != 0 and "insufficient scope" in output.lower() and "write" in output
+
+
+def test_an_mcp_session_belongs_to_the_principal_that_opened_it(
+    server: LiveServer, tokens: dict[str, str]
+) -> None:
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    opened = httpx.post(
+        f"{server.url}/mcp", json=hello, headers={**headers, "Authorization": f"Bearer {tokens['dave']}"}
+    )
+    session = opened.headers["mcp-session-id"]
+    for method in ("DELETE", "GET", "POST"):
+        stolen = httpx.request(
+            method,
+            f"{server.url}/mcp",
+            json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"} if method == "POST" else None,
+            headers={**headers, "Authorization": f"Bearer {tokens['carol']}", "mcp-session-id": session},
+        )
+        assert stolen.status_code == 404, method
+    ended = httpx.delete(
+        f"{server.url}/mcp",
+        headers={**headers, "Authorization": f"Bearer {tokens['dave']}", "mcp-session-id": session},
+    )
+    assert ended.status_code == 200
+
+
+def test_malformed_bodies_and_hosts_get_a_clear_refusal(server: LiveServer, tokens: dict[str, str]) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    auth = {"Authorization": f"Bearer {tokens['carol']}", "Content-Type": "application/json"}
+    for path in ("/mcp", "/api/v1/status"):
+        answer = httpx.post(f"{server.url}{path}", content=deep, headers=auth)
+        assert answer.status_code == 400 and answer.json()["code"] == "invalid_json", path
+    assert httpx.get(f"{server.url}/healthz", headers={"Host": "[::1]evil.example"}).status_code == 421
+    assert httpx.get(f"{server.url}/healthz", headers={"Host": "[::1]:8080"}).status_code == 200

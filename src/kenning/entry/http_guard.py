@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/api/v1/openapi.json", "/api/v1/docs"})
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_MAX_SESSIONS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,10 @@ def policy_for(
 def _without_port(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("["):
-        return host[: host.find("]") + 1] if "]" in host else host
+        end = host.find("]")
+        rest = host[end + 1 :] if end > 0 else ""
+        # "[::1]" or "[::1]:port"; anything else after the bracket is no host of ours
+        return host[: end + 1] if end > 0 and (not rest or (rest[0] == ":" and rest[1:].isdigit())) else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
@@ -138,10 +142,7 @@ def bearer_challenge(
 
 def _needed_scopes(body: bytes) -> list[tuple[str, str]]:
     """(operation, scope) for each MCP message in the body that calls a tool or reads a resource."""
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return []  # the transport answers malformed JSON itself
+    parsed = json.loads(body)  # the caller turns a body that does not parse into a 400
     messages = parsed if isinstance(parsed, list) else [parsed]
     needed = []
     for message in messages:
@@ -173,6 +174,7 @@ class Guard:
         self.mcp_path = mcp_path
         self.limits = Limits(policy)
         self.clock = clock
+        self.sessions: dict[str, str] = {}  # MCP session id -> the agent id of the principal that opened it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -202,8 +204,18 @@ class Guard:
         except _TooLarge:
             await self._too_large(send)
             return
+        session = headers.get("mcp-session-id")
+        if session is not None and self.sessions.get(session, caller.agent_id) != caller.agent_id:
+            # A session belongs to the principal that opened it: to anyone else it does not exist.
+            await _json_response(send, 404, "not_found", "no such session")
+            return
         if path.rstrip("/") == self.mcp_path and scope["method"] == "POST":
-            for operation, needed in _needed_scopes(body):
+            try:
+                needed_scopes = _needed_scopes(body)
+            except (ValueError, RecursionError):
+                await _json_response(send, 400, "invalid_json", "the body is not JSON the server can read")
+                return
+            for operation, needed in needed_scopes:
                 if needed not in caller.scopes:
                     await _json_response(
                         send,
@@ -228,7 +240,7 @@ class Guard:
             return
         scope.setdefault("state", {})[CALLER_KEY] = caller
         try:
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, _replay(body, receive), self._noting_sessions(send, caller.agent_id))
         finally:
             if not streaming:
                 self.limits.release(caller.agent_id)
@@ -244,6 +256,20 @@ class Guard:
         ):
             return True
         return origin in self.policy.allowed_origins
+
+    def _noting_sessions(self, send: Send, owner: str) -> Send:
+        """A send that records who opened each MCP session the server starts."""
+
+        async def noted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                for key, value in message.get("headers", []):
+                    if key.lower() == b"mcp-session-id":
+                        self.sessions.setdefault(value.decode("latin-1"), owner)
+                        while len(self.sessions) > _MAX_SESSIONS:  # far above the SDK's own session cap
+                            self.sessions.pop(next(iter(self.sessions)))
+            await send(message)
+
+        return noted
 
     async def _principal(self, headers: dict[str, str], send: Send) -> Caller | None:
         given = headers.get("authorization", "")

@@ -109,8 +109,9 @@ def _endpoint(tool: Tool) -> Any:
         raw = await request.body()
         try:
             body = json.loads(raw) if raw.strip() else {}
-        except ValueError as exc:
-            return JSONResponse({"code": "invalid_json", "message": f"body: {exc}"}, status_code=400)
+        except (ValueError, RecursionError) as exc:
+            message = f"body: {exc}" if isinstance(exc, ValueError) else "body: nested too deeply"
+            return JSONResponse({"code": "invalid_json", "message": message}, status_code=400)
         if not isinstance(body, dict):
             return _bad_input("body", "must be a JSON object of the operation's arguments")
         unknown = sorted(set(body) - known)
