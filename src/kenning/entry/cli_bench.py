@@ -17,6 +17,13 @@ _embedder_option = click.option(
 _json_option = click.option(
     "--json", "json_path", type=click.Path(path_type=Path, dir_okay=False), help="Also write JSON here."
 )
+_cache_option = click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path(".bench-cache"),
+    show_default=True,
+    help="Embedding cache (by content hash and model).",
+)
 
 
 @click.group()
@@ -54,13 +61,7 @@ def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | Non
     "'+conversation', '+second stage', '+subject', '+time', full.",
 )
 @_json_option
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path(".bench-cache"),
-    show_default=True,
-    help="Embedding cache (by content hash and model).",
-)
+@_cache_option
 @click.option("--conversations", type=int, default=None, help="Only the first N conversations.")
 @click.option(
     "--maintain-after",
@@ -246,13 +247,7 @@ def bench_faults(writers: int, writes: int, rounds: int, json_path: Path | None)
     "--every", type=int, default=7, show_default=True, help="Maintenance every N days (0: never, to compare)."
 )
 @_embedder_option
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=Path(".bench-cache"),
-    show_default=True,
-    help="Embedding cache (by content hash and model).",
-)
+@_cache_option
 @click.option("--seed", type=int, default=7, show_default=True)
 @_json_option
 def bench_year(
@@ -284,3 +279,78 @@ def bench_year(
             json_path=json_path,
             echo=click.echo,
         )
+
+
+@bench.command("http")
+@click.option(
+    "--size",
+    type=click.IntRange(1, 1_000_000),
+    default=10_000,
+    show_default=True,
+    help="Memories seeded first: half in the team pool, the rest over the private pools.",
+)
+@click.option(
+    "--seconds",
+    type=click.FloatRange(1, 86_400),
+    default=300,
+    show_default=True,
+    help="Length of the HTTP run.",
+)
+@click.option(
+    "--agents",
+    type=click.IntRange(1, 1000),
+    default=40,
+    show_default=True,
+    help="Agents, one token each; half share the team pool.",
+)
+@click.option(
+    "--stdio-seconds", type=click.FloatRange(1, 86_400), help="Length of the stdio run [--seconds]."
+)
+@click.option(
+    "--stdio-agents", type=click.IntRange(1, 1000), help="stdio processes, one per agent [--agents]."
+)
+@click.option("--no-stdio", is_flag=True, help="Skip the run through stdio processes.")
+@_embedder_option
+@_cache_option
+@_json_option
+def bench_http(
+    size: int,
+    seconds: float,
+    agents: int,
+    stdio_seconds: float | None,
+    stdio_agents: int | None,
+    no_stdio: bool,
+    embedder: str,
+    cache_dir: Path,
+    json_path: Path | None,
+) -> None:
+    """Agents with their own tokens, one operation a second each, against one `serve --http`, then the
+    same through one stdio process per agent: latency per operation, errors, lost writes, RSS.
+
+    The server's rate and in-flight limits are KENNING_HTTP__REQUESTS_PER_MINUTE and
+    KENNING_HTTP__CONCURRENT_REQUESTS; a short phase provokes both on purpose. Exits 1 when an
+    acknowledged write is lost."""
+    from kenning.bench.http_load import run_http_bench
+    from kenning.settings import load_settings
+
+    if stdio_agents is not None and stdio_agents > agents:
+        _fail("--stdio-agents must not exceed --agents (the stdio run takes a subset of the agents)")
+    if size < 1 + agents // 2:
+        _fail(f"--size must be at least {1 + agents // 2}: one memory in each pool the agents use")
+    with _errors():
+        http = load_settings({}).http
+        report = run_http_bench(
+            size=size,
+            seconds=seconds,
+            agents=agents,
+            stdio_agents=0 if no_stdio else (stdio_agents or agents),
+            stdio_seconds=stdio_seconds or seconds,
+            embedder=embedder,
+            cache_dir=cache_dir,
+            requests_per_minute=http.requests_per_minute,
+            concurrent_requests=http.concurrent_requests,
+            json_path=json_path,
+            echo=click.echo,
+        )
+    lost = report["http"]["lost_writes"] + (report["stdio"]["lost_writes"] if report["stdio"] else 0)
+    sys.exit(1 if lost else 0)
