@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import uvicorn
@@ -53,25 +53,11 @@ def live_server(tmp_path: Path, **http: object) -> Iterator[LiveServer]:
         }
     )
     app = build_kenning(settings)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(build_http_app(app, settings), log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the HTTP server did not start")
-        time.sleep(0.02)
     try:
-        yield LiveServer(url=f"http://127.0.0.1:{port}", app=app)
+        with serving(build_http_app(app, settings), lifespan="on") as url:
+            yield LiveServer(url=url, app=app)
     finally:
-        server.should_exit = True
-        thread.join(30)
-        sock.close()
-        app.close()
+        app.close()  # after the server has stopped
 
 
 def _bearer_proxy_app(target: str, token: str) -> Any:
@@ -111,18 +97,23 @@ def _bearer_proxy_app(target: str, token: str) -> Any:
 @contextmanager
 def bearer_proxy(target: str, token: str) -> Iterator[str]:
     """A loopback URL that reaches `target` with the token; yields the proxy's base URL."""
+    with serving(_bearer_proxy_app(target, token), lifespan="off") as url:
+        yield url
+
+
+@contextmanager
+def serving(asgi: Any, *, lifespan: Literal["on", "off"]) -> Iterator[str]:
+    """Run an ASGI app with uvicorn on a free loopback port in a thread; yields its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(_bearer_proxy_app(target, token), log_level="warning", lifespan="off")
-    )
+    server = uvicorn.Server(uvicorn.Config(asgi, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the proxy did not start")
+            raise RuntimeError("the server did not start")
         time.sleep(0.02)
     try:
         yield f"http://127.0.0.1:{port}"
