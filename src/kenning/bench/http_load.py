@@ -727,7 +727,8 @@ def _pools_line(pools: dict[str, int]) -> str:
     private = [count for pool, count in pools.items() if pool != TEAM_POOL]
     parts = [f"{pools[TEAM_POOL]} in the team pool"] if TEAM_POOL in pools else []
     if private:
-        parts.append(f"{min(private)}-{max(private)} in each of {len(private)} private pools")
+        spread = str(min(private)) if min(private) == max(private) else f"{min(private)}-{max(private)}"
+        parts.append(f"{spread} in each of {len(private)} private pools")
     return ", ".join(parts)
 
 
