@@ -189,22 +189,6 @@ def _summed_mb(pids: Sequence[int], key: str) -> float | None:
     return round(sum(found) / 1024, 1) if found else None
 
 
-def child_pids() -> list[int]:
-    """This process's children (the stdio servers), from /proc."""
-    mine = os.getpid()
-    children = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == mine:  # the name in parentheses may hold spaces
-            children.append(int(entry.name))
-    return children
-
-
 def _cpu_seconds(pids: Sequence[int]) -> float:
     ticks = 0
     for pid in pids:
@@ -624,9 +608,10 @@ def _stdio_run(
             peers = [future.result() for future in starting]
             # The first call waits for the model each process loads: not part of the figures.
             list(pool.map(lambda p: p.call("status", {}), peers))
-            settle(child_pids)
+            pids = [peer.pid for peer in peers]  # only ours: the test runner may have other children
+            settle(lambda: pids)
             return asyncio.run(
-                measure(stdio_door(peers, pool), plans, seconds=seconds, sampler=RssSampler(child_pids))
+                measure(stdio_door(peers, pool), plans, seconds=seconds, sampler=RssSampler(lambda: pids))
             )
         finally:  # every peer that started is closed, even when another failed to
             started = [f.result() for f in starting if f.exception() is None]

@@ -29,6 +29,10 @@ class StdioPeer:
         self.request("initialize", initialize_request("kenning-bench")["params"])
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
     def _send(self, message: dict[str, Any]) -> None:
         assert self._proc.stdin is not None
         self._proc.stdin.write(json.dumps(message) + "\n")
