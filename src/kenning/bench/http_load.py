@@ -409,9 +409,8 @@ def _tail(log: Path) -> str:
         return ""
 
 
-def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: Path, *, keyword_only: bool) -> None:
-    """Until /readyz says ready. A keyword-only server (embedder `none`) never does, by design: for it,
-    a degraded mode as the only problem is ready enough."""
+def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Until /readyz says ready (a keyword-only server is ready too, and says it is degraded)."""
     deadline = time.monotonic() + _READY_TIMEOUT_S
     problems: list[str] = []
     with httpx.Client(base_url=url, timeout=5.0) as client:
@@ -424,16 +423,14 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: Path, *, keyword_o
                 time.sleep(0.25)
                 continue
             problems = list(response.json().get("problems", []))
-            if response.status_code == 200 or (
-                keyword_only and all(p.startswith("keyword_only") for p in problems)
-            ):
+            if response.status_code == 200:
                 return
             time.sleep(0.25)
     raise RuntimeError(f"kenning serve --http not ready after {_READY_TIMEOUT_S:.0f} s: {problems}")
 
 
 @contextmanager
-def http_server(env: dict[str, str], log: Path, *, keyword_only: bool) -> Iterator[tuple[str, int]]:
+def http_server(env: dict[str, str], log: Path) -> Iterator[tuple[str, int]]:
     """A `kenning serve --http` subprocess on a free loopback port: (its URL, its pid) once ready;
     terminated on the way out, whatever happened."""
     port = _free_port()
@@ -447,7 +444,7 @@ def http_server(env: dict[str, str], log: Path, *, keyword_only: bool) -> Iterat
         )
         try:
             url = f"http://127.0.0.1:{port}"
-            _wait_ready(url, proc, log, keyword_only=keyword_only)
+            _wait_ready(url, proc, log)
             yield url, proc.pid
         finally:
             if proc.poll() is not None:
@@ -678,9 +675,9 @@ def run_http_bench(
         )
         plans = [Plan(agent, seeded.ids[agent.pool], seed, mix) for agent in crew]
         tokens = [seeded.tokens[agent.name] for agent in crew]
-        log, keyword_only = Path(scratch) / "server.log", embedder == "none"
+        log = Path(scratch) / "server.log"
         echo(f"HTTP: {agents} agents against one `kenning serve --http` for {seconds:g} s ...")
-        with http_server(server_env, log, keyword_only=keyword_only) as (url, pid):
+        with http_server(server_env, log) as (url, pid):
             http, provoked = asyncio.run(_drive_http(url, pid, plans, tokens, seconds=seconds, probe=probe))
         stdio = None
         if stdio_agents:

@@ -3,7 +3,7 @@
     /api/v1/<operation>   REST, one endpoint per MCP tool (rest_api), OpenAPI at /api/v1/openapi.json
     /api/v1/docs          the OpenAPI docs page
     /mcp                  MCP over Streamable HTTP (official SDK)
-    /healthz, /readyz     liveness; readiness of the store and the embedding model
+    /healthz, /readyz     liveness; readiness (store reachable, model loaded), saying when degraded
 
 Everything sits behind the guard (http_guard): Host and Origin, body size, bearer tokens, limits.
 The app's lifespan loads the model, checks the store, runs the MCP session manager and the background
@@ -101,10 +101,9 @@ def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) ->
 
     @api.get("/readyz", include_in_schema=False)
     async def readyz(request: Request) -> JSONResponse:
-        problems = await anyio.to_thread.run_sync(app.readiness, ready.is_set())
-        return JSONResponse(
-            {"ready": not problems, "problems": problems}, status_code=503 if problems else 200
-        )
+        problems, degraded = await anyio.to_thread.run_sync(app.readiness, ready.is_set())
+        body = {"ready": not problems, "problems": problems, "degraded": degraded}
+        return JSONResponse(body, status_code=503 if problems else 200)
 
     def openapi() -> dict[str, Any]:
         if api.openapi_schema is None:

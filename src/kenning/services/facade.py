@@ -205,8 +205,9 @@ class Kenning:
         prepare_screening(self.deps.embeddings.model_id())  # not in the first write: about 0.4 s
         self.check_store()
 
-    def readiness(self, warmed: bool) -> list[str]:
-        """What stops this server from answering well now: an unreachable store, a model not loaded."""
+    def readiness(self, warmed: bool) -> tuple[list[str], list[str]]:
+        """What stops this server from answering now (an unreachable store, a model still loading), and
+        how it answers degraded (keyword-only search when the model is off or failed to load)."""
         problems = []
         try:
             self.deps.store.namespaces()
@@ -214,8 +215,7 @@ class Kenning:
             problems.append(f"store: {exc.message}")
         if not warmed:
             problems.append("warming up: the embedding model is loading")
-        problems.extend(self.deps.embeddings.degraded())
-        return problems
+        return problems, self.deps.embeddings.degraded() if warmed else []
 
     def namespaces_due(self, interval_s: float) -> list[str]:
         """The namespaces whose last maintenance run finished more than `interval_s` ago (or never ran)."""
