@@ -6,7 +6,9 @@ resources (from a live session), so an operation added later is covered without 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -478,3 +480,51 @@ def test_readiness_waits_for_the_model_and_a_keyword_only_server_is_ready_but_sa
                 break
             time.sleep(0.5)
         assert answer.status_code == 200 and answer.json()["degraded"], answer.text
+
+
+def test_setup_url_writes_an_http_entry_whose_token_comes_from_the_environment(
+    server: LiveServer, tokens: dict[str, str], tmp_path: Path
+) -> None:
+    kenning = str(Path(sys.executable).with_name("kenning"))
+    config = tmp_path / "claude.json"
+    env = {**os.environ, "HOME": str(tmp_path), "KENNING_STORAGE__DB_PATH": str(tmp_path / "k.db")}
+    args = [kenning, "setup", "--client", "claude-code", "--url", server.url, "--config", str(config)]
+    done = subprocess.run(
+        [*args, "--install"], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    entry = json.loads(config.read_text())["mcpServers"]["kenning"]
+    assert entry == {
+        "type": "http",
+        "url": f"{server.url}/mcp",
+        "headers": {"Authorization": "Bearer ${KENNING_TOKEN}"},
+    }
+    assert tokens["dave"] not in config.read_text()
+    checked = subprocess.run(
+        [*args, "--check"],
+        capture_output=True,
+        text=True,
+        env={**env, "KENNING_TOKEN": tokens["dave"]},
+        timeout=60,
+    )
+    assert checked.returncode == 0 and "can reach kenning" in checked.stdout, checked.stderr
+    refused = subprocess.run(
+        [*args, "--check"], capture_output=True, text=True, env={**env, "KENNING_TOKEN": "kn_bad"}, timeout=60
+    )
+    assert refused.returncode != 0 and "401" in refused.stderr
+    cursor = subprocess.run(
+        [kenning, "setup", "--client", "cursor", "--url", server.url],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert "${env:KENNING_TOKEN}" in cursor.stdout
+    windsurf = subprocess.run(
+        [kenning, "setup", "--client", "windsurf", "--url", server.url],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert windsurf.returncode == 2 and "claude-code, cursor, vscode" in windsurf.stderr

@@ -70,7 +70,7 @@ def test_install_creates_a_missing_config_and_check_reports_a_broken_entry(tmp_p
     assert list(json.loads(where.path.read_text())["mcpServers"]) == ["kenning"]
     checked = setup(tmp_path, "--client", "windsurf", "--check")
     assert checked.returncode == 0, checked.stderr
-    assert checked.stdout.startswith("ok: windsurf can start kenning")
+    assert checked.stdout.startswith("ok: windsurf can reach kenning")
     data = json.loads(where.path.read_text())
     data["mcpServers"]["kenning"]["command"] = str(tmp_path / "no-such-kenning")
     where.path.write_text(json.dumps(data))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -698,8 +699,21 @@ def doctor(ctx: Ctx) -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="The client's config file, if not where the client keeps it by default.",
 )
+@click.option(
+    "--url",
+    help="A team server (kenning serve --http), e.g. https://memory.example.com: the client connects "
+    "over HTTP with the token from $KENNING_TOKEN (claude-code, cursor, vscode).",
+)
 @click.pass_obj
-def setup(ctx: Ctx, client: str, install: bool, dry_run: bool, check: bool, config_path: Path | None) -> None:
+def setup(
+    ctx: Ctx,
+    client: str,
+    install: bool,
+    dry_run: bool,
+    check: bool,
+    config_path: Path | None,
+    url: str | None,
+) -> None:
     """Print, install or check the configuration that adds Kenning to an MCP client."""
     from dataclasses import replace
 
@@ -709,9 +723,14 @@ def setup(ctx: Ctx, client: str, install: bool, dry_run: bool, check: bool, conf
     where = clients.placement(client)
     if config_path is not None:
         where = replace(where, path=config_path)
+    if url is not None:
+        try:
+            clients.http_entry(client, url)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from exc
     if install:
         try:
-            text, backup = clients.install(client, command, where=where, dry_run=dry_run)
+            text, backup = clients.install(client, command, where=where, dry_run=dry_run, url=url)
         except (ValueError, OSError) as exc:
             raise click.ClickException(f"cannot update {where.path}: {exc}") from exc
         if dry_run:
@@ -719,7 +738,7 @@ def setup(ctx: Ctx, client: str, install: bool, dry_run: bool, check: bool, conf
             return
         click.echo(f"added kenning to {where.path}" + (f" (the old file is {backup})" if backup else ""))
     elif not check:
-        click.echo(clients.client_config(client, command=command))
+        click.echo(clients.client_config(client, command=command, url=url))
         return
     if check:
         from kenning.entry.client_check import check_entry
@@ -732,10 +751,16 @@ def setup(ctx: Ctx, client: str, install: bool, dry_run: bool, check: bool, conf
             raise click.ClickException(
                 f"{where.path} has no kenning entry; run `kenning setup --client {client} --install`"
             )
-        problem = check_entry(entry)
+        if "url" in entry:
+            from kenning.entry.client_check import check_http_entry
+
+            problem = check_http_entry(entry, token=os.environ.get(clients.TOKEN_ENV))
+        else:
+            problem = check_entry(entry)
         if problem is not None:
             raise click.ClickException(f"{client} could not start kenning from {where.path}: {problem}")
-        click.echo(f"ok: {client} can start kenning ({entry['command']} {' '.join(entry.get('args', []))})")
+        how = entry.get("url") or f"{entry['command']} {' '.join(entry.get('args', []))}"
+        click.echo(f"ok: {client} can reach kenning ({how})")
 
 
 cli.add_command(bench)

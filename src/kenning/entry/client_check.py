@@ -45,3 +45,28 @@ def check_entry(entry: dict[str, Any], *, timeout_s: float = 60.0) -> str | None
             return None
     tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
     return f"it exited with code {done.returncode} without answering initialize: {tail}"
+
+
+def check_http_entry(entry: dict[str, Any], *, token: str | None, timeout_s: float = 30.0) -> str | None:
+    """None if the entry's team server answers `initialize` for the token the client would send."""
+    import httpx
+
+    url = entry.get("url")
+    if not isinstance(url, str) or not url:
+        return "the entry has no url"
+    if not token:
+        return "KENNING_TOKEN is not set here, so the client would send no token"
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    try:
+        answer = httpx.post(
+            url, json=initialize_request("kenning-setup-check"), headers=headers, timeout=timeout_s
+        )
+    except httpx.HTTPError as exc:
+        return f"{url} cannot be reached: {exc}"
+    if answer.status_code != 200:
+        return f"{url} answered {answer.status_code}: {answer.text[:200]}"
+    return None

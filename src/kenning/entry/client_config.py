@@ -78,22 +78,47 @@ def placement(client: str, *, home: Path | None = None, platform: str | None = N
     raise ValueError(f"unknown client {client!r}; known: {', '.join(CLIENTS)}")
 
 
-def client_entry(client: str, command: str) -> dict[str, Any]:
+HTTP_CLIENTS = ("claude-code", "cursor", "vscode")
+TOKEN_ENV = "KENNING_TOKEN"  # noqa: S105 - the name of a variable, not its value
+# How each client writes "the value of this environment variable" inside its config file.
+_FROM_ENV = {"claude-code": "${%s}", "cursor": "${env:%s}", "vscode": "${env:%s}"}
+
+
+def http_entry(client: str, url: str, *, token_env: str = TOKEN_ENV) -> dict[str, Any]:
+    """The entry for a team server at `url`: the token is read from the environment when the client
+    starts, so it never sits in the config file."""
+    if client not in HTTP_CLIENTS:
+        raise ValueError(
+            f"{client} has no setup for an HTTP server here; use one of {', '.join(HTTP_CLIENTS)}"
+        )
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"--url must start with http:// or https://, not {url!r}")
+    url = url.rstrip("/")
+    url = url if url.endswith("/mcp") else f"{url}/mcp"
+    entry = {"url": url, "headers": {"Authorization": "Bearer " + _FROM_ENV[client] % token_env}}
+    return {"type": "http", **entry} if client in ("claude-code", "vscode") else entry
+
+
+def client_entry(client: str, command: str, *, url: str | None = None) -> dict[str, Any]:
+    if url is not None:
+        return http_entry(client, url)
     entry = server_entry(command)
     return {"type": "stdio", **entry} if client in ("claude-code", "vscode") else entry
 
 
-def client_config(client: str, *, command: str) -> str:
+def client_config(client: str, *, command: str, url: str | None = None) -> str:
     """What `kenning setup` prints: where it goes, and the file's Kenning part."""
     where = placement(client)
-    entry = client_entry(client, command)
+    entry = client_entry(client, command, url=url)
     if where.toml:
         import tomlkit
 
         body = tomlkit.dumps({where.key: {"kenning": entry}})
     else:
         body = json.dumps({where.key: {"kenning": entry}}, indent=2)
-    return f"# {where.path} (`kenning setup --client {client} --install` merges it in)\n{body}"
+    how = f"kenning setup --client {client}" + (f" --url {url}" if url else "") + " --install"
+    note = f"\n# the client must start with {TOKEN_ENV} set to a token (kenning token create)" if url else ""
+    return f"# {where.path} (`{how}` merges it in){note}\n{body}"
 
 
 def merged(existing: str, where: Placement, entry: dict[str, Any]) -> str:
@@ -118,10 +143,12 @@ def merged(existing: str, where: Placement, entry: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def install(client: str, command: str, *, where: Placement, dry_run: bool) -> tuple[str, Path | None]:
+def install(
+    client: str, command: str, *, where: Placement, dry_run: bool, url: str | None = None
+) -> tuple[str, Path | None]:
     """Write (or with dry_run only compute) the merged config; returns its text and the backup path."""
     existing = where.path.read_text(encoding="utf-8") if where.path.exists() else ""
-    text = merged(existing, where, client_entry(client, command))
+    text = merged(existing, where, client_entry(client, command, url=url))
     if dry_run:
         return text, None
     backup = None
