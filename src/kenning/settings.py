@@ -287,6 +287,13 @@ class HttpSettings(_Section):
     concurrent_requests: int = Field(
         default=8, ge=0, le=1000, description="Requests one principal may have in flight (0: no limit)."
     )
+    failed_logins_per_minute: int = Field(
+        default=300,
+        ge=1,
+        le=1_000_000,
+        description="Requests with a missing or bad token one client address may make a minute; past it, "
+        "429 (behind a proxy every client shares its address).",
+    )
 
 
 class Settings(BaseSettings):

@@ -528,3 +528,32 @@ def test_setup_url_writes_an_http_entry_whose_token_comes_from_the_environment(
         timeout=60,
     )
     assert windsurf.returncode == 2 and "claude-code, cursor, vscode" in windsurf.stderr
+
+
+def test_an_address_sending_bad_tokens_gets_429_before_any_lookup(tmp_path: Path) -> None:
+    with live_server(tmp_path, failed_logins_per_minute=5) as live:
+        answers = [rest(live, "kn_aaaaaaaaaaaa_" + "b" * 43, "status").status_code for _ in range(5)]
+        assert answers == [401] * 5
+        blocked = rest(live, "kn_aaaaaaaaaaaa_" + "b" * 43, "status")
+        assert blocked.status_code == 429 and int(blocked.headers["Retry-After"]) >= 1
+        assert rest(live, "not-a-token", "status").status_code == 429
+
+
+def test_a_body_that_never_finishes_times_out_without_holding_others(
+    server: LiveServer, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from kenning.entry import http_guard
+
+    monkeypatch.setattr(http_guard, "BODY_TIMEOUT_S", 1.0)
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as slow:
+        slow.sendall(
+            f"POST /api/v1/status HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            f"Authorization: Bearer {tokens['carol']}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{".encode()
+        )
+        assert ok(rest(server, tokens["carol"], "status"))["namespace"] == "agent:carol"  # others are served
+        answer = slow.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 408") and "did not arrive" in answer

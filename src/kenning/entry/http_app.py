@@ -127,6 +127,7 @@ def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) ->
         max_body_bytes=http.max_body_bytes,
         requests_per_minute=http.requests_per_minute,
         concurrent_requests=http.concurrent_requests,
+        failed_logins_per_minute=http.failed_logins_per_minute,
     )
     return Guard(api, policy=policy, authenticate=app.authenticate)
 

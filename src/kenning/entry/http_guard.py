@@ -28,12 +28,14 @@ from kenning.core.errors import KenningError, Unauthorized
 from kenning.entry.mcp_server import PRINCIPAL_KEY as CALLER_KEY
 from kenning.services.deps import Caller
 from kenning.services.facade import OPERATION_SCOPES
+from kenning.services.principals import looks_like_token
 
 logger = logging.getLogger(__name__)
 
 PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/api/v1/openapi.json", "/api/v1/docs"})
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _MAX_SESSIONS = 100_000
+BODY_TIMEOUT_S = 30.0  # a body must arrive within this; a slow one holds a connection, not the server
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,7 @@ class GuardPolicy:
     max_body_bytes: int
     requests_per_minute: int  # 0: no limit
     concurrent_requests: int  # 0: no limit
+    failed_logins_per_minute: int = 300
 
 
 def policy_for(
@@ -53,6 +56,7 @@ def policy_for(
     max_body_bytes: int,
     requests_per_minute: int,
     concurrent_requests: int,
+    failed_logins_per_minute: int = 300,
 ) -> GuardPolicy:
     """Loopback names are always allowed; a bound address that is not a wildcard is allowed too."""
     hosts = [*LOOPBACK_HOSTS, *allowed_hosts]
@@ -65,6 +69,7 @@ def policy_for(
         max_body_bytes=max_body_bytes,
         requests_per_minute=requests_per_minute,
         concurrent_requests=concurrent_requests,
+        failed_logins_per_minute=failed_logins_per_minute,
     )
 
 
@@ -111,6 +116,31 @@ class Limits:
     def release(self, who: str) -> None:
         with self._lock:
             self._usage[who].in_flight -= 1
+
+
+@dataclass(slots=True)
+class FailedLogins:
+    """Requests with a bad token, per client address and minute; past the limit that address gets 429
+    before any token of it is looked at. Behind a reverse proxy every client shares its address, so the
+    limit is high: it stops a flood, not a typo."""
+
+    per_minute: int
+    _seen: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+    def blocked(self, client: str, now: float) -> float | None:
+        start, count = self._seen.get(client, (now, 0))
+        if now - start >= 60.0:
+            self._seen.pop(client, None)
+            return None
+        return max(1.0, 60.0 - (now - start)) if count >= self.per_minute else None
+
+    def add(self, client: str, now: float) -> None:
+        start, count = self._seen.get(client, (now, 0))
+        if now - start >= 60.0:
+            start, count = now, 0
+        self._seen[client] = (start, count + 1)
+        if len(self._seen) > 10_000:  # forget the oldest addresses rather than grow without end
+            self._seen.pop(next(iter(self._seen)))
 
 
 class _TooLarge(Exception):
@@ -174,6 +204,7 @@ class Guard:
         self.mcp_path = mcp_path
         self.limits = Limits(policy)
         self.clock = clock
+        self.failures = FailedLogins(policy.failed_logins_per_minute)
         self.sessions: dict[str, str] = {}  # MCP session id -> the agent id of the principal that opened it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -196,13 +227,29 @@ class Guard:
         if path in PUBLIC_PATHS:
             await self.app(scope, receive, send)
             return
+        client = (scope.get("client") or ("?", 0))[0]
+        wait = self.failures.blocked(client, self.clock())
+        if wait is not None:
+            await _json_response(
+                send,
+                429,
+                "rate_limited",
+                f"too many failed logins from {client}; retry in {math.ceil(wait)} s",
+                {"Retry-After": str(math.ceil(wait))},
+            )
+            return
         caller = await self._principal(headers, send)
         if caller is None:
+            self.failures.add(client, self.clock())
             return
         try:
-            body = await self._body(receive)
+            with anyio.fail_after(BODY_TIMEOUT_S):
+                body = await self._body(receive)
         except _TooLarge:
             await self._too_large(send)
+            return
+        except TimeoutError:
+            await _json_response(send, 408, "timeout", f"the body did not arrive within {BODY_TIMEOUT_S:g} s")
             return
         session = headers.get("mcp-session-id")
         if session is not None and self.sessions.get(session, caller.agent_id) != caller.agent_id:
@@ -281,6 +328,12 @@ class Guard:
                 "unauthorized",
                 "a bearer token is required",
                 {"WWW-Authenticate": bearer_challenge()},
+            )
+            return None
+        if not looks_like_token(token):  # no lookup, no thread, for what cannot be a token
+            challenge = bearer_challenge("invalid_token", "the token is not valid")
+            await _json_response(
+                send, 401, "unauthorized", "the token is not valid", {"WWW-Authenticate": challenge}
             )
             return None
         try:

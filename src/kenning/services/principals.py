@@ -72,6 +72,11 @@ def issue(tokens: TokenStore, clock: Clock, request: TokenRequest) -> tuple[str,
     return token, record
 
 
+def looks_like_token(presented: str) -> bool:
+    """Whether the text has a token's form at all (checked before any lookup)."""
+    return _TOKEN.fullmatch(presented.strip()) is not None
+
+
 def authenticate(tokens: TokenStore, clock: Clock, presented: str) -> Caller:
     """The principal behind a presented token; `Unauthorized` (saying why) for anything else."""
     match = _TOKEN.fullmatch(presented.strip())
