@@ -129,6 +129,13 @@ def test_vector_matrix_masks_namespace_and_state_and_breaks_ties_by_id() -> None
     found = matrix.search(one, namespaces=["n"], active_only=False, allowed_seqs=np.array([4]), limit=10)
     assert [h[0] for h in found.hits] == ["D"]
     assert matrix.search(one, namespaces=["none"], active_only=True, allowed_seqs=None, limit=10).hits == []
+    both = matrix.search(one, namespaces=["n", "other"], active_only=True, allowed_seqs=None, limit=1)
+    assert [h[0] for h in both.hits] == ["A"] and both.mean == 1.0
+    # Scores asked for by id come only from rows that pass the mask, whatever the limit.
+    extra = matrix.search(
+        one, namespaces=["n"], active_only=True, allowed_seqs=None, limit=1, include=["B", "C", "D", "Z"]
+    )
+    assert extra.extra == {"B": 1.0}
 
 
 def test_vector_matrix_finds_every_row_appended_one_at_a_time_across_growth() -> None:
