@@ -464,13 +464,12 @@ def explore(ctx: Ctx, memory_id: str, depth: int, edge_types: tuple[str, ...], l
 @click.pass_obj
 def reindex(ctx: Ctx, vectors: str) -> None:
     """Rebuild every derived index (words, trigrams, tags, entities, vectors) from the records."""
-    from kenning.services.maintenance import reindex as run_reindex
 
     def action(app: Any, caller: Any) -> None:
         def progress(done: int, total: int) -> None:
             click.echo(f"\rembedding {done}/{total}", nl=False, err=True)
 
-        report = run_reindex(app.deps, vectors=vectors, progress=progress)
+        report = app.reindex(caller, vectors=vectors, progress=progress)
         click.echo("", err=True)
         for problem in report.problems_before:
             click.echo(f"found: {problem}")
@@ -494,18 +493,13 @@ def reindex(ctx: Ctx, vectors: str) -> None:
 @click.pass_obj
 def rollback(ctx: Ctx, agent_id: str, since: str, until: str | None, confirm: bool) -> None:
     """Remove everything one writer stored in a time window (dry run unless --yes)."""
-    import time as clock
-
     from kenning.core.validation import parse_time
-    from kenning.services.maintenance import rollback as run_rollback
 
     def action(app: Any, caller: Any) -> None:
         start = parse_time(since, "since")
-        end = parse_time(until, "until") if until else clock.time()
-        assert start is not None and end is not None
-        report = run_rollback(
-            app.deps, caller, agent_id=agent_id, since=start, until=end, dry_run=not confirm
-        )
+        end = parse_time(until, "until") if until else None
+        assert start is not None
+        report = app.rollback(caller, agent_id=agent_id, since=start, until=end, dry_run=not confirm)
         verb = "would remove" if report.dry_run else "removed"
         click.echo(f"{verb} {len(report.removed)} memories written by {agent_id}")
         for memory_id in report.removed:
@@ -525,9 +519,7 @@ def rollback(ctx: Ctx, agent_id: str, since: str, until: str | None, confirm: bo
 @click.pass_obj
 def backup(ctx: Ctx, path: Path) -> None:
     """Copy the whole store to PATH, safely while other agents keep writing."""
-    from kenning.services.maintenance import backup as run_backup
-
-    _run(ctx, lambda app, caller: click.echo(f"backed up to {run_backup(app.deps, path)}"))
+    _run(ctx, lambda app, caller: click.echo(f"backed up to {app.backup(caller, path)}"))
 
 
 @cli.command()
@@ -536,15 +528,13 @@ def backup(ctx: Ctx, path: Path) -> None:
 @click.pass_obj
 def restore(ctx: Ctx, path: Path, confirm: bool) -> None:
     """Replace the store with the backup at PATH (the current store is saved beside it first)."""
-    from kenning.services.maintenance import restore as run_restore
-
     if not confirm:
         _fail("restore replaces every memory in the store; pass --yes to proceed")
 
     _run(
         ctx,
         lambda app, caller: click.echo(
-            f"restored from {path}; previous store saved as {run_restore(app.deps, path)}"
+            f"restored from {path}; previous store saved as {app.restore(caller, path)}"
         ),
     )
 

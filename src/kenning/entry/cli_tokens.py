@@ -102,7 +102,7 @@ def create(
 
     def action(app: Any, caller: Any) -> None:
         issued, record = app.issue_token(caller, request)
-        _issued(issued, record, app.deps.clock.now())
+        _issued(issued, record, app.now())
 
     _run(ctx, action)
 
@@ -115,7 +115,7 @@ def list_tokens(ctx: Any, as_json: bool) -> None:
     from kenning.entry.cli import _run
 
     def action(app: Any, caller: Any) -> None:
-        now = app.deps.clock.now()
+        now = app.now()
         rows = [_described(r, now) for r in app.list_tokens(caller)]
         if as_json:
             click.echo(json.dumps(rows, indent=2))
@@ -155,6 +155,6 @@ def rotate(ctx: Any, name: str) -> None:
 
     def action(app: Any, caller: Any) -> None:
         issued, record = app.rotate_token(caller, name)
-        _issued(issued, record, app.deps.clock.now())
+        _issued(issued, record, app.now())
 
     _run(ctx, action)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from kenning.core.errors import BackendUnavailable, Forbidden, InsufficientScope, InvalidInput, KenningError
@@ -12,7 +13,7 @@ from kenning.core.query import RecallResult
 from kenning.core.records import Conflict, Edge, MemoryRecord
 from kenning.core.validation import MemoryDraft
 from kenning.ports.tokens import TokenRecord, TokenStore
-from kenning.services import consistency, principals, records
+from kenning.services import consistency, maintenance, principals, records
 from kenning.services import status as status_service
 from kenning.services.beliefs import BeliefView, list_beliefs
 from kenning.services.deps import Caller, Deps
@@ -193,6 +194,35 @@ class Kenning:
                 report.degraded.append(problem)
         report.ok = not report.degraded
         return report
+
+    # -- the operator's maintenance of the store ------------------------------------------------------
+
+    def reindex(
+        self, caller: Caller, *, vectors: str = "missing", progress: Callable[[int, int], None] | None = None
+    ) -> maintenance.ReindexReport:
+        self._operator_only(caller, "reindexing the store")
+        return maintenance.reindex(self.deps, vectors=vectors, progress=progress)
+
+    def rollback(
+        self, caller: Caller, *, agent_id: str, since: float, until: float | None, dry_run: bool = True
+    ) -> maintenance.RollbackReport:
+        self._operator_only(caller, "rolling back a writer")
+        end = self.deps.clock.now() if until is None else until
+        return maintenance.rollback(
+            self.deps, caller, agent_id=agent_id, since=since, until=end, dry_run=dry_run
+        )
+
+    def backup(self, caller: Caller, target: Path) -> Path:
+        self._operator_only(caller, "a backup")
+        return maintenance.backup(self.deps, target)
+
+    def restore(self, caller: Caller, source: Path) -> Path:
+        self._operator_only(caller, "a restore")
+        return maintenance.restore(self.deps, source)
+
+    def now(self) -> float:
+        """The application's clock (what expiry and time windows are measured by)."""
+        return self.deps.clock.now()
 
     # -- a long-running server ---------------------------------------------------------------------
 
