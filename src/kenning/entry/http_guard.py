@@ -208,7 +208,10 @@ class Guard:
         self.sessions: dict[str, str] = {}  # MCP session id -> the agent id of the principal that opened it
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "websocket":  # no route speaks it; none may open behind the guard's back
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":  # the lifespan
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
