@@ -287,6 +287,13 @@ class HttpSettings(_Section):
     concurrent_requests: int = Field(
         default=8, ge=0, le=1000, description="Requests one principal may have in flight (0: no limit)."
     )
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Server processes sharing the store. Above 1, MCP requests are stateless (no "
+        "sessions) and the per-principal limits count per process.",
+    )
     failed_logins_per_minute: int = Field(
         default=300,
         ge=1,

@@ -48,11 +48,16 @@ def check_bind(host: str, tokens_issued: int) -> None:
         )
 
 
-def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) -> Guard:
+def build_http_app(
+    app: Kenning, settings: Settings, *, warm_up: bool = True, close_on_exit: bool = False
+) -> Guard:
     http = settings.http
     server = build_server(app, request_principal, log_level=settings.server.log_level)
     mcp_asgi = server.streamable_http_app(
         streamable_http_path="/mcp",
+        # Several worker processes share no memory, so no session could follow its client between
+        # them: each MCP request then stands alone, as in the stateless protocol revision.
+        stateless_http=http.workers > 1,
         max_request_body_size=http.max_body_bytes,
         # Host and Origin are checked by the guard, for every route and whatever the bind address.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -82,6 +87,8 @@ def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) ->
                 await anyio.to_thread.run_sync(scheduler.stop)
             if warm_up:  # the store closes after this: let the warm-up finish with it first
                 await anyio.to_thread.run_sync(warmer.join, 120.0)
+            if close_on_exit:
+                app.close()
 
     api = FastAPI(
         title="Kenning",
@@ -132,18 +139,40 @@ def build_http_app(app: Kenning, settings: Settings, *, warm_up: bool = True) ->
     return Guard(api, policy=policy, authenticate=app.authenticate)
 
 
+def worker_app() -> Guard:
+    """The app of one worker process of `serve --http` with `http.workers` above 1: settings come from
+    the environment, which `serve_http` set for its workers."""
+    from kenning.entry.compose import build_kenning, configure_logging
+    from kenning.settings import load_settings
+
+    settings = load_settings({})
+    configure_logging(settings.server.log_level)
+    return build_http_app(build_kenning(settings), settings, close_on_exit=True)
+
+
 def serve_http(app: Kenning, settings: Settings) -> None:
+    """Serve in this process, or in `http.workers` processes that share the store (Python runs one
+    thread at a time per process: on a machine with cores to spare, workers serve more agents)."""
+    import os
+
     import uvicorn
 
-    check_bind(settings.http.host, app.count_live_tokens())
-    asgi = build_http_app(app, settings)
-    config = uvicorn.Config(
-        asgi,
-        host=settings.http.host,
-        port=settings.http.port,
-        log_level=settings.server.log_level.lower(),
-        server_header=False,
-        proxy_headers=False,
-        timeout_graceful_shutdown=10,
-    )
-    uvicorn.Server(config).run()
+    http = settings.http
+    check_bind(http.host, app.count_live_tokens())
+    common: dict[str, Any] = {
+        "host": http.host,
+        "port": http.port,
+        "log_level": settings.server.log_level.lower(),
+        "server_header": False,
+        "proxy_headers": False,
+        "timeout_graceful_shutdown": 10,
+    }
+    if http.workers > 1:
+        app.close()  # each worker opens its own
+        # The workers read their settings as this process did, with what the command line set on top.
+        os.environ["KENNING_HTTP__HOST"] = http.host
+        os.environ["KENNING_HTTP__PORT"] = str(http.port)
+        os.environ["KENNING_STORAGE__DB_PATH"] = str(settings.storage.resolved_db_path())
+        uvicorn.run("kenning.entry.http_app:worker_app", factory=True, workers=http.workers, **common)
+        return
+    uvicorn.Server(uvicorn.Config(build_http_app(app, settings), **common)).run()
