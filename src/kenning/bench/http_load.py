@@ -189,6 +189,20 @@ def _summed_mb(pids: Sequence[int], key: str) -> float | None:
     return round(sum(found) / 1024, 1) if found else None
 
 
+def with_children(pid: int) -> list[int]:
+    """The server and its worker processes (http.workers above 1), from /proc."""
+    found = [pid]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) in found:  # the name in parentheses may hold spaces
+                found.append(int(entry.name))
+    return found
+
+
 def _cpu_seconds(pids: Sequence[int]) -> float:
     ticks = 0
     for pid in pids:
@@ -551,7 +565,7 @@ async def _drive_http(
         limits=httpx.Limits(max_connections=pool_size, max_keepalive_connections=pool_size),
     ) as client:
         report = await measure(
-            http_door(client, tokens), plans, seconds=seconds, sampler=RssSampler(lambda: [pid])
+            http_door(client, tokens), plans, seconds=seconds, sampler=RssSampler(lambda: with_children(pid))
         )
         provoked = await provoke_limits(client, probe)
     return report, provoked

@@ -166,6 +166,9 @@ def serve_http(app: Kenning, settings: Settings) -> None:
         "server_header": False,
         "proxy_headers": False,
         "timeout_graceful_shutdown": 10,
+        # A worker answers its supervisor's ping from a thread, which a busy process may not run for a
+        # few seconds: the default of 5 s had loaded workers killed with requests in flight.
+        "timeout_worker_healthcheck": 60,
     }
     if http.workers > 1:
         app.close()  # each worker opens its own

@@ -1,0 +1,96 @@
+"""`serve --http` with two worker processes on one store: every worker sees every write, and MCP
+works without sessions."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+KENNING = str(Path(sys.executable).with_name("kenning"))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def workers(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    env = {
+        **os.environ,
+        "KENNING_STORAGE__DB_PATH": str(tmp_path / "k.db"),
+        "KENNING_LIFECYCLE__INTERVAL_HOURS": "0",
+        "KENNING_HTTP__WORKERS": "2",
+    }
+    token = subprocess.run(
+        [KENNING, "token", "create", "w", "--write", "team"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [KENNING, "serve", "--http", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+            try:
+                if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the workers did not get ready"
+            time.sleep(0.3)
+        yield url, token
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+async def test_every_worker_sees_every_write_and_mcp_needs_no_session(workers: tuple[str, str]) -> None:
+    url, token = workers
+    auth = {"Authorization": f"Bearer {token}"}
+    written = []
+    for number in range(8):  # new connections: the kernel spreads them over both workers
+        answer = httpx.post(
+            f"{url}/api/v1/remember",
+            json={"content": f"Worker note {number}: the cache is warm"},
+            headers=auth,
+        )
+        assert answer.status_code == 200, answer.text
+        written.append(answer.json()["id"])
+    for memory_id in written:
+        assert httpx.post(f"{url}/api/v1/get", json={"id": memory_id}, headers=auth).status_code == 200
+    async with (
+        httpx2.AsyncClient(headers=auth, timeout=60) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write, *_),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        for _ in range(4):
+            found = await session.call_tool("recall", {"query": "is the cache warm", "limit": 10})
+            assert not found.is_error
+            assert found.structured_content is not None
+            assert {r["id"] for r in found.structured_content["results"]} == set(written)
