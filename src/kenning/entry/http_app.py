@@ -169,6 +169,9 @@ def serve_http(app: Kenning, settings: Settings) -> None:
         # A worker answers its supervisor's ping from a thread, which a busy process may not run for a
         # few seconds: the default of 5 s had loaded workers killed with requests in flight.
         "timeout_worker_healthcheck": 60,
+        # Longer than clients keep an idle connection (httpx: 5 s), so that the client closes it first:
+        # with equal timeouts a request sent as the server hangs up fails with a dropped connection.
+        "timeout_keep_alive": 30,
     }
     if http.workers > 1:
         app.close()  # each worker opens its own
