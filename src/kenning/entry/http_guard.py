@@ -157,6 +157,13 @@ async def _json_response(
     await send({"type": "http.response.body", "body": body})
 
 
+async def _too_many(send: Send, why: str, wait: float) -> None:
+    seconds = math.ceil(wait)
+    await _json_response(
+        send, 429, "rate_limited", f"{why}; retry in {seconds} s", {"Retry-After": str(seconds)}
+    )
+
+
 def bearer_challenge(
     error: str | None = None, description: str | None = None, scope: str | None = None
 ) -> str:
@@ -233,13 +240,7 @@ class Guard:
         client = (scope.get("client") or ("?", 0))[0]
         wait = self.failures.blocked(client, self.clock())
         if wait is not None:
-            await _json_response(
-                send,
-                429,
-                "rate_limited",
-                f"too many failed logins from {client}; retry in {math.ceil(wait)} s",
-                {"Retry-After": str(math.ceil(wait))},
-            )
+            await _too_many(send, f"too many failed logins from {client}", wait)
             return
         caller = await self._principal(headers, send)
         if caller is None:
@@ -280,13 +281,7 @@ class Guard:
         streaming = path.rstrip("/") == self.mcp_path and scope["method"] == "GET"
         wait = self.limits.admit(caller.agent_id, self.clock(), in_flight=not streaming)
         if wait is not None:
-            await _json_response(
-                send,
-                429,
-                "rate_limited",
-                f"principal {caller.agent_id!r} is over its request limit; retry in {math.ceil(wait)} s",
-                {"Retry-After": str(math.ceil(wait))},
-            )
+            await _too_many(send, f"principal {caller.agent_id!r} is over its request limit", wait)
             return
         scope.setdefault("state", {})[CALLER_KEY] = caller
         try:
