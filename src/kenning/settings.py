@@ -294,6 +294,18 @@ class HttpSettings(_Section):
         description="Server processes sharing the store. Above 1, MCP requests are stateless (no "
         "sessions) and the per-principal limits count per process.",
     )
+    jwt_issuer: str | None = Field(
+        default=None,
+        description="An identity provider (OAuth issuer URL) whose JWT access tokens are accepted "
+        "besides Kenning's own tokens (resource-server mode).",
+    )
+    jwt_audience: str | None = Field(
+        default=None, description="The audience those access tokens must name (required with jwt_issuer)."
+    )
+    jwt_jwks_url: str | None = Field(
+        default=None,
+        description="Where the issuer publishes its keys (default: <issuer>/.well-known/jwks.json).",
+    )
     failed_logins_per_minute: int = Field(
         default=300,
         ge=1,

@@ -13,9 +13,11 @@ from kenning.adapters.sqlite_store import SqliteStore
 from kenning.adapters.sqlite_tokens import SqliteTokens
 from kenning.core.conflict import ConflictThresholds
 from kenning.core.decay import DEFAULT_RATES, DecayPolicy
+from kenning.core.errors import InvalidInput
 from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder
+from kenning.ports.identity import AccessTokenVerifier
 from kenning.ports.summarizer import Summarizer
 from kenning.services.deps import (
     ALL_STAGES,
@@ -30,7 +32,7 @@ from kenning.services.deps import (
 )
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
-from kenning.settings import EmbeddingSettings, LifecycleSettings, Settings
+from kenning.settings import EmbeddingSettings, HttpSettings, LifecycleSettings, Settings
 
 
 def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | None:
@@ -75,6 +77,7 @@ def build_kenning(settings: Settings) -> Kenning:
     aliases = load_aliases(aliases_path(settings))  # a broken file stops startup before the store opens
     store = SqliteStore(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
     tokens = SqliteTokens(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
+    identity = identity_from(settings.http)
     gate = EmbeddingGate(embedder_factory(settings.embeddings), configured=settings.embeddings.provider)
     retrieval = RetrievalParams(
         default_limit=settings.retrieval.default_limit,
@@ -99,6 +102,7 @@ def build_kenning(settings: Settings) -> Kenning:
             summarizer=summarizer_from(settings.lifecycle),
             store=store,
             tokens=tokens,
+            identity=identity,
             embeddings=gate,
             clock=SystemClock(),
             retrieval=retrieval,
@@ -112,6 +116,19 @@ def build_kenning(settings: Settings) -> Kenning:
             ),
         )
     )
+
+
+def identity_from(settings: HttpSettings) -> AccessTokenVerifier | None:
+    if not settings.jwt_issuer:
+        return None
+    if not settings.jwt_audience:
+        raise InvalidInput(
+            "http.jwt_audience", "is required with http.jwt_issuer: the audience tokens must name"
+        )
+    from kenning.adapters.jwt_verifier import JwtVerifier
+
+    jwks = settings.jwt_jwks_url or settings.jwt_issuer.rstrip("/") + "/.well-known/jwks.json"
+    return JwtVerifier(issuer=settings.jwt_issuer, audience=settings.jwt_audience, jwks_url=jwks)
 
 
 def lifecycle_from(settings: LifecycleSettings) -> Lifecycle:

@@ -30,17 +30,19 @@ from kenning.entry.http_guard import Guard, policy_for
 from kenning.entry.mcp_server import build_server, request_principal
 from kenning.entry.rest_api import PREFIX, add_routes
 from kenning.jobs.scheduler import start_scheduler
+from kenning.services.deps import SCOPES
 from kenning.services.facade import Kenning
 from kenning.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
-def check_bind(host: str, tokens_issued: int) -> None:
+def check_bind(host: str, tokens_issued: int, *, identity_provider: bool = False) -> None:
     """A server reachable from other machines must have principals: refuse to start open."""
-    if host not in LOOPBACK and tokens_issued == 0:
+    if host not in LOOPBACK and tokens_issued == 0 and not identity_provider:
         raise InvalidInput(
             "http.host",
             f"binding {host} makes Kenning reachable from other machines, and no token exists yet; "
@@ -125,6 +127,22 @@ def build_http_app(
             api.openapi_schema = schema
         return api.openapi_schema
 
+    issuer = app.identity_issuer
+    if issuer is not None:
+
+        @api.get(METADATA_PATH, include_in_schema=False)
+        @api.get(METADATA_PATH + "/mcp", include_in_schema=False)
+        async def protected_resource(request: Request) -> dict[str, Any]:
+            """RFC 9728: what this resource is and which authorization server issues its tokens."""
+            base = f"{request.url.scheme}://{request.headers.get('host', '')}"
+            return {
+                "resource": f"{base}/mcp",
+                "authorization_servers": [issuer],
+                "scopes_supported": list(SCOPES),
+                "bearer_methods_supported": ["header"],
+                "resource_name": "Kenning",
+            }
+
     api.openapi = openapi  # type: ignore[method-assign]
     api.mount("/", mcp_asgi)  # last: the REST routes and health match first
     policy = policy_for(
@@ -136,7 +154,12 @@ def build_http_app(
         concurrent_requests=http.concurrent_requests,
         failed_logins_per_minute=http.failed_logins_per_minute,
     )
-    return Guard(api, policy=policy, authenticate=app.authenticate)
+    return Guard(
+        api,
+        policy=policy,
+        authenticate=app.authenticate,
+        metadata_path=METADATA_PATH if issuer is not None else None,
+    )
 
 
 def worker_app() -> Guard:
@@ -158,7 +181,7 @@ def serve_http(app: Kenning, settings: Settings) -> None:
     import uvicorn
 
     http = settings.http
-    check_bind(http.host, app.count_live_tokens())
+    check_bind(http.host, app.count_live_tokens(), identity_provider=app.identity_issuer is not None)
     common: dict[str, Any] = {
         "host": http.host,
         "port": http.port,

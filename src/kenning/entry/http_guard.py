@@ -204,11 +204,13 @@ class Guard:
         authenticate: Callable[[str], Caller],
         mcp_path: str = "/mcp",
         clock: Callable[[], float] = time.monotonic,
+        metadata_path: str | None = None,
     ) -> None:
         self.app = app
         self.policy = policy
         self.authenticate = authenticate
         self.mcp_path = mcp_path
+        self.metadata_path = metadata_path  # set when an identity provider's access tokens are accepted
         self.limits = Limits(policy)
         self.clock = clock
         self.failures = FailedLogins(policy.failed_logins_per_minute)
@@ -234,7 +236,7 @@ class Guard:
             await self._too_large(send)
             return
         path = scope["path"]
-        if path in PUBLIC_PATHS:
+        if path in PUBLIC_PATHS or (self.metadata_path is not None and path.startswith(self.metadata_path)):
             await self.app(scope, receive, send)
             return
         client = (scope.get("client") or ("?", 0))[0]
@@ -242,7 +244,7 @@ class Guard:
         if wait is not None:
             await _too_many(send, f"too many failed logins from {client}", wait)
             return
-        caller = await self._principal(headers, send)
+        caller = await self._principal(scope, headers, send)
         if caller is None:
             self.failures.add(client, self.clock())
             return
@@ -316,20 +318,27 @@ class Guard:
 
         return noted
 
-    async def _principal(self, headers: dict[str, str], send: Send) -> Caller | None:
+    def _challenge(self, scope: Scope, headers: dict[str, str], error: str | None, why: str | None) -> str:
+        """The WWW-Authenticate value; with an identity provider it points at the protected-resource
+        metadata (RFC 9728), which tells a client where to get an access token."""
+        challenge = bearer_challenge(error, why)
+        if self.metadata_path is not None:
+            base = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+            challenge += f', resource_metadata="{base}{self.metadata_path}"'
+        return challenge
+
+    async def _principal(self, scope: Scope, headers: dict[str, str], send: Send) -> Caller | None:
         given = headers.get("authorization", "")
-        scheme, _, token = given.partition(" ")
-        if not given or scheme.lower() != "bearer" or not token.strip():
+        kind, _, token = given.partition(" ")
+        if not given or kind.lower() != "bearer" or not token.strip():
+            challenge = self._challenge(scope, headers, None, None)
             await _json_response(
-                send,
-                401,
-                "unauthorized",
-                "a bearer token is required",
-                {"WWW-Authenticate": bearer_challenge()},
+                send, 401, "unauthorized", "a bearer token is required", {"WWW-Authenticate": challenge}
             )
             return None
-        if not looks_like_token(token):  # no lookup, no thread, for what cannot be a token
-            challenge = bearer_challenge("invalid_token", "the token is not valid")
+        # No lookup and no thread for what cannot be a token.
+        if not looks_like_token(token, access_tokens=self.metadata_path is not None):
+            challenge = self._challenge(scope, headers, "invalid_token", "the token is not valid")
             await _json_response(
                 send, 401, "unauthorized", "the token is not valid", {"WWW-Authenticate": challenge}
             )
@@ -337,7 +346,7 @@ class Guard:
         try:
             return await anyio.to_thread.run_sync(self.authenticate, token.strip())
         except Unauthorized as exc:
-            challenge = bearer_challenge("invalid_token", exc.message)
+            challenge = self._challenge(scope, headers, "invalid_token", exc.message)
             await _json_response(send, 401, "unauthorized", exc.message, {"WWW-Authenticate": challenge})
         except KenningError as exc:
             await _json_response(send, 503, exc.code, exc.message, {"Retry-After": "1"})

@@ -10,6 +10,7 @@ from kenning.core.decay import DecayPolicy
 from kenning.core.entities import AliasDictionary
 from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import Clock
+from kenning.ports.identity import AccessTokenVerifier
 from kenning.ports.store import MemoryStore
 from kenning.ports.summarizer import Summarizer
 from kenning.ports.tokens import TokenStore
@@ -134,3 +135,4 @@ class Deps:
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
     summarizer: Summarizer | None = None  # optional: writes better summaries; extractive ones otherwise
     tokens: TokenStore | None = None  # the HTTP server's principals
+    identity: AccessTokenVerifier | None = None  # an identity provider whose access tokens are accepted

@@ -268,7 +268,16 @@ class Kenning:
         )
 
     def authenticate(self, presented: str) -> Caller:
-        return principals.authenticate(self._tokens(), self.deps.clock, presented)
+        """The principal of a Kenning token, or of an access token from the configured identity
+        provider; `Unauthorized` for anything else."""
+        if principals.is_kenning_token(presented) or self.deps.identity is None:
+            return principals.authenticate(self._tokens(), self.deps.clock, presented)
+        return principals.principal_from_claims(self.deps.identity.claims(presented.strip()))
+
+    @property
+    def identity_issuer(self) -> str | None:
+        """The identity provider whose access tokens this server accepts, if one is configured."""
+        return None if self.deps.identity is None else self.deps.identity.issuer
 
     def issue_token(self, caller: Caller, request: principals.TokenRequest) -> tuple[str, TokenRecord]:
         self._operator_only(caller, "issuing a token")

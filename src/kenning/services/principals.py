@@ -11,6 +11,7 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from kenning.core.errors import InvalidInput, NotFound, Unauthorized
 from kenning.core.validation import check_name, check_trust
@@ -72,9 +73,53 @@ def issue(tokens: TokenStore, clock: Clock, request: TokenRequest) -> tuple[str,
     return token, record
 
 
-def looks_like_token(presented: str) -> bool:
-    """Whether the text has a token's form at all (checked before any lookup)."""
+_JWT = re.compile(r"[A-Za-z0-9_-]{2,4000}\.[A-Za-z0-9_-]{2,8000}\.[A-Za-z0-9_-]{2,2000}")
+# Claims of an identity provider's access token that name what the principal may reach.
+WRITE_POOL_CLAIM = "kenning_write_pool"
+READ_POOLS_CLAIM = "kenning_read_pools"
+TRUST_CLAIM = "kenning_max_trust"
+
+
+def looks_like_token(presented: str, *, access_tokens: bool = False) -> bool:
+    """Whether the text has the form of a Kenning token (or, when an identity provider is configured,
+    of a JWT) at all: checked before any lookup."""
+    text = presented.strip()
+    return _TOKEN.fullmatch(text) is not None or (access_tokens and _JWT.fullmatch(text) is not None)
+
+
+def is_kenning_token(presented: str) -> bool:
     return _TOKEN.fullmatch(presented.strip()) is not None
+
+
+def principal_from_claims(claims: dict[str, Any]) -> Caller:
+    """The principal an identity provider's verified access token describes: `sub` is the agent id,
+    the standard `scope` (or `scp`) claim its scopes, and Kenning's own claims its pools and trust."""
+    try:
+        agent_id = check_name(str(claims.get("sub") or ""), "sub", required=True)
+        write_pool = check_name(str(claims.get(WRITE_POOL_CLAIM) or f"agent:{agent_id}"), WRITE_POOL_CLAIM)
+        read = claims.get(READ_POOLS_CLAIM) or []
+        if not isinstance(read, list) or len(read) > MAX_READ_POOLS:
+            raise InvalidInput(READ_POOLS_CLAIM, f"must be a list of at most {MAX_READ_POOLS} pool names")
+        read_pools = tuple(
+            dict.fromkeys(check_name(str(p), READ_POOLS_CLAIM, required=True) or "" for p in read)
+        )
+        trust = check_trust(str(claims.get(TRUST_CLAIM) or "agent_inferred")).value
+    except InvalidInput as exc:
+        raise Unauthorized(f"the access token's claims are not usable: {exc.message}") from exc
+    granted = claims.get("scope", claims.get("scp", ""))
+    names = granted.split() if isinstance(granted, str) else [str(s) for s in granted or []]
+    scopes = frozenset(s for s in names if s in SCOPES)
+    if not scopes:
+        raise Unauthorized(f"the access token grants none of the scopes {', '.join(SCOPES)}")
+    assert agent_id is not None and write_pool is not None
+    return Caller(
+        namespace=write_pool,
+        agent_id=agent_id,
+        max_trust=trust,
+        operator="admin" in scopes,
+        read_pools=tuple(p for p in read_pools if p != write_pool),
+        scopes=scopes,
+    )
 
 
 def authenticate(tokens: TokenStore, clock: Clock, presented: str) -> Caller:
