@@ -211,7 +211,7 @@ def chain(deps: Deps, caller: Caller, memory_id: str) -> Chain:
     while cursor is not None and len(history) < _CHAIN_MAX and cursor not in history:
         history.append(cursor)
         earlier = deps.store.get(cursor)
-        cursor = earlier.supersedes if earlier is not None and earlier.namespace == caller.namespace else None
+        cursor = earlier.supersedes if earlier is not None and earlier.namespace in caller.readable else None
     later: list[str] = []
     frontier = [record.id]
     while frontier and len(later) < _CHAIN_MAX:

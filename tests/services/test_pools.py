@@ -1,0 +1,58 @@
+"""Pools seen from a principal: it writes one, reads several, and changes only what it writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from kenning.core.errors import Forbidden, InsufficientScope, NotFound
+from kenning.core.validation import MemoryDraft
+from kenning.services.deps import Caller
+from kenning.services.facade import Kenning
+from kenning.services.recall import RecallRequest
+
+WRITER = Caller(namespace="team", agent_id="alice")
+READER = Caller(namespace="agent:bob", agent_id="bob", read_pools=("team",))
+STRANGER = Caller(namespace="agent:eve", agent_id="eve")
+
+
+def test_a_reader_sees_the_team_pool_and_its_history_but_changes_nothing_there(app: Kenning) -> None:
+    old = app.remember(WRITER, MemoryDraft(content="Deploys run on Fridays")).record
+    mid = app.remember(WRITER, MemoryDraft(content="Deploys run on Thursdays", supersedes=old.id)).record
+    new = app.remember(WRITER, MemoryDraft(content="Deploys run on Tuesdays", supersedes=mid.id)).record
+    own = app.remember(READER, MemoryDraft(content="Bob deploys his sandbox by hand")).record
+    found = app.recall(READER, RecallRequest(query="when do deploys run", limit=10))
+    pools = {hit.record.id: hit.record.namespace for hit in found.hits}
+    assert pools.get(new.id) == "team" and pools.get(own.id) == "agent:bob" and old.id not in pools
+    assert app.chain(READER, new.id).history == [mid.id, old.id]
+    with pytest.raises(Forbidden, match="read but do not write"):
+        app.forget(READER, new.id)
+    with pytest.raises(Forbidden, match="read but do not write"):
+        app.remember(READER, MemoryDraft(content="Deploys run on Mondays", supersedes=new.id))
+    assert app.status(READER).memories_in_namespace == 1  # its own pool's count
+
+
+def test_a_stranger_cannot_tell_a_team_memory_from_a_missing_one(app: Kenning) -> None:
+    kept = app.remember(WRITER, MemoryDraft(content="The VPN gateway is vpn.internal")).record
+    assert app.recall(STRANGER, RecallRequest(query="vpn gateway", limit=10)).hits == []
+    for action in (
+        lambda: app.get(STRANGER, kept.id),
+        lambda: app.chain(STRANGER, kept.id),
+        lambda: app.forget(STRANGER, kept.id),
+        lambda: app.explore_graph(STRANGER, kept.id),
+    ):
+        with pytest.raises(NotFound) as refused:
+            action()
+        assert "vpn" not in refused.value.message
+
+
+def test_each_operation_needs_its_scope(app: Kenning) -> None:
+    reader = Caller(namespace="team", agent_id="r", scopes=frozenset({"read"}))
+    writer = Caller(namespace="team", agent_id="w", scopes=frozenset({"write"}))
+    stored = app.remember(writer, MemoryDraft(content="Staging is at staging.internal")).record
+    with pytest.raises(InsufficientScope, match="'write'"):
+        app.remember(reader, MemoryDraft(content="x"))
+    with pytest.raises(InsufficientScope, match="'read'"):
+        app.recall(writer, RecallRequest(query="staging"))
+    with pytest.raises(InsufficientScope, match="'admin'"):
+        app.forget(writer, stored.id, mode="purge", confirm=True)
+    assert app.get(reader, stored.id).id == stored.id
