@@ -294,6 +294,11 @@ class HttpSettings(_Section):
         description="Server processes sharing the store. Above 1, MCP requests are stateless (no "
         "sessions) and the per-principal limits count per process.",
     )
+    public_url: str | None = Field(
+        default=None,
+        description="The URL clients use, e.g. https://memory.example.com behind a TLS proxy (default: "
+        "from each request's Host); names this server in the protected-resource metadata.",
+    )
     jwt_issuer: str | None = Field(
         default=None,
         description="An identity provider (OAuth issuer URL) whose JWT access tokens are accepted "

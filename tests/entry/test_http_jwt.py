@@ -114,3 +114,19 @@ def test_a_token_failing_any_check_is_refused_and_points_at_the_metadata(
 def test_kenning_tokens_still_work_beside_access_tokens(server: LiveServer, tmp_path: Path) -> None:
     token = server.token("local", write="team")
     assert rest(server, token, "status").status_code == 200
+
+
+def test_behind_a_proxy_the_metadata_names_the_public_url(
+    issuer: str, signing_key: rsa.RSAPrivateKey, tmp_path: Path
+) -> None:
+    public = "https://memory.example.com"
+    with live_server(
+        tmp_path, embedder="none", jwt_issuer=issuer, jwt_audience=AUDIENCE, public_url=public
+    ) as live:
+        metadata = httpx.get(f"{live.url}/.well-known/oauth-protected-resource").json()
+        assert metadata["resource"] == f"{public}/mcp"
+        refused = rest(live, access_token(signing_key, issuer, scope="read", aud="nope"), "status")
+        assert (
+            f'resource_metadata="{public}/.well-known/oauth-protected-resource"'
+            in refused.headers["WWW-Authenticate"]
+        )

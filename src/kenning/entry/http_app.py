@@ -134,7 +134,9 @@ def build_http_app(
         @api.get(METADATA_PATH + "/mcp", include_in_schema=False)
         async def protected_resource(request: Request) -> dict[str, Any]:
             """RFC 9728: what this resource is and which authorization server issues its tokens."""
-            base = f"{request.url.scheme}://{request.headers.get('host', '')}"
+            base = (http.public_url or f"{request.url.scheme}://{request.headers.get('host', '')}").rstrip(
+                "/"
+            )
             return {
                 "resource": f"{base}/mcp",
                 "authorization_servers": [issuer],
@@ -159,6 +161,7 @@ def build_http_app(
         policy=policy,
         authenticate=app.authenticate,
         metadata_path=METADATA_PATH if issuer is not None else None,
+        public_url=http.public_url,
     )
 
 

@@ -205,12 +205,14 @@ class Guard:
         mcp_path: str = "/mcp",
         clock: Callable[[], float] = time.monotonic,
         metadata_path: str | None = None,
+        public_url: str | None = None,
     ) -> None:
         self.app = app
         self.policy = policy
         self.authenticate = authenticate
         self.mcp_path = mcp_path
         self.metadata_path = metadata_path  # set when an identity provider's access tokens are accepted
+        self.public_url = public_url.rstrip("/") if public_url else None
         self.limits = Limits(policy)
         self.clock = clock
         self.failures = FailedLogins(policy.failed_logins_per_minute)
@@ -323,7 +325,7 @@ class Guard:
         metadata (RFC 9728), which tells a client where to get an access token."""
         challenge = bearer_challenge(error, why)
         if self.metadata_path is not None:
-            base = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+            base = self.public_url or f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
             challenge += f', resource_metadata="{base}{self.metadata_path}"'
         return challenge
 
