@@ -4,10 +4,8 @@ works without sessions."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +14,8 @@ import httpx2
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from kenning.bench.http_load import http_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -42,31 +42,8 @@ def workers(tmp_path: Path) -> Iterator[tuple[str, str]]:
         text=True,
         check=True,
     ).stdout.strip()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [KENNING, "serve", "--http", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
-            try:
-                if httpx.get(f"{url}/readyz", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the workers did not get ready"
-            time.sleep(0.3)
+    with http_server(env, tmp_path / "server.log") as (url, _):
         yield url, token
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 async def test_every_worker_sees_every_write_and_mcp_needs_no_session(workers: tuple[str, str]) -> None:

@@ -13,10 +13,8 @@ import importlib.util
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +23,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from kenning.bench.http_load import http_server
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CLIENT_VENV = EXAMPLES / ".venv"
@@ -69,53 +69,14 @@ def _issue(env: dict[str, str], name: str, *options: str) -> str:
     return done.stdout.strip()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait_ready(process: subprocess.Popen[bytes], base: str, log: Path, timeout_s: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"kenning serve --http exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass  # not listening yet
-        time.sleep(0.2)
-    pytest.fail(f"{base}/readyz not 200 within {timeout_s:g} s:\n{log.read_text()}")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("team-server")
     env = _env(KENNING_STORAGE__DB_PATH=str(home / "kenning.db"), KENNING_LIFECYCLE__INTERVAL_HOURS="0")
     token = _issue(env, "agent-a", "--write", "team")  # before the server starts: it creates the store
-    port = _free_port()
-    log = home / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "kenning.entry.cli", "serve", "--http", "--port", str(port)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        read_token = _issue(env, "viewer", "--write", "team", "--scopes", "read")  # while the model loads
-        base = f"http://127.0.0.1:{port}"
-        _wait_ready(process, base, log)
+    read_token = _issue(env, "viewer", "--write", "team", "--scopes", "read")
+    with http_server(env, home / "server.log") as (base, _):
         yield Server(base=base, token=token, read_token=read_token)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="session")
