@@ -27,8 +27,7 @@ def _when(at: float | None) -> str | None:
 
 
 def _described(record: TokenRecord, now: float) -> dict[str, Any]:
-    expired = record.expires_at is not None and record.expires_at <= now
-    state = "revoked" if record.revoked_at else "expired" if expired else "live"
+    state = "revoked" if record.revoked_at else "expired" if record.expired(now) else "live"
     return {
         "name": record.name,
         "id": record.id,

@@ -21,6 +21,12 @@ class TokenRecord:
     expires_at: float | None = None
     revoked_at: float | None = None
 
+    def expired(self, now: float) -> bool:
+        return self.expires_at is not None and now >= self.expires_at
+
+    def live(self, now: float) -> bool:
+        return self.revoked_at is None and not self.expired(now)
+
 
 class TokenStore(Protocol):
     def add(self, token: TokenRecord) -> None:

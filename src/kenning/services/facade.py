@@ -45,10 +45,12 @@ OPERATION_SCOPES: dict[str, str] = {
 }
 
 
-def require(caller: Caller, scope: str, operation: str) -> None:
-    """The one scope check: every operation passes here before it touches the store."""
-    if scope not in caller.scopes:
-        raise InsufficientScope(scope, operation)
+def require(caller: Caller, operation: str, scope: str | None = None) -> None:
+    """The one scope check: every operation passes here before it touches the store. `scope` names
+    more than the operation's own, for arguments that need more (a purge)."""
+    needed = scope or OPERATION_SCOPES[operation]
+    if needed not in caller.scopes:
+        raise InsufficientScope(needed, operation)
 
 
 class Kenning:
@@ -68,25 +70,25 @@ class Kenning:
         return self.store_problems
 
     def remember(self, caller: Caller, draft: MemoryDraft) -> RememberOutcome:
-        require(caller, "write", "remember")
+        require(caller, "remember")
         return remember(self.deps, caller, draft)
 
     def remember_many(self, caller: Caller, drafts: Sequence[MemoryDraft]) -> list[RememberOutcome]:
-        require(caller, "write", "remember")
+        require(caller, "remember")
         return remember_many(self.deps, caller, drafts)
 
     def recall(self, caller: Caller, request: RecallRequest) -> RecallResult:
-        require(caller, "read", "recall")
+        require(caller, "recall")
         return recall(self.deps, caller, request)
 
     def get(self, caller: Caller, memory_id: str) -> MemoryRecord:
-        require(caller, "read", "get")
+        require(caller, "get")
         return records.get(self.deps, caller, memory_id)
 
     def update(
         self, caller: Caller, memory_id: str, expected_version: int, patch: records.MemoryPatch
     ) -> records.UpdateOutcome:
-        require(caller, "write", "update")
+        require(caller, "update")
         return records.update(self.deps, caller, memory_id, expected_version, patch)
 
     def forget(
@@ -98,21 +100,21 @@ class Kenning:
         confirm: bool = False,
         reason: str | None = None,
     ) -> records.ForgetOutcome:
-        require(caller, "admin" if mode == "purge" else "write", "forget")
+        require(caller, "forget", "admin" if mode == "purge" else None)
         return records.forget(self.deps, caller, memory_id, mode=mode, confirm=confirm, reason=reason)
 
     def review(self, caller: Caller, memory_id: str, decision: str) -> MemoryRecord | None:
-        require(caller, "admin", "review")
+        require(caller, "review")
         return records.review(self.deps, caller, memory_id, decision)
 
     def chain(self, caller: Caller, memory_id: str) -> consistency.Chain:
-        require(caller, "read", "chain")
+        require(caller, "chain")
         return consistency.chain(self.deps, caller, memory_id)
 
     def conflicts(
         self, caller: Caller, *, status: str | None = "open", limit: int = 20, offset: int = 0
     ) -> list[Conflict]:
-        require(caller, "read", "conflicts")
+        require(caller, "conflicts")
         return consistency.list_conflicts(self.deps, caller, status=status, limit=limit, offset=offset)
 
     def resolve_conflict(
@@ -124,13 +126,13 @@ class Kenning:
         winner: str | None = None,
         merged_content: str | None = None,
     ) -> consistency.Resolution:
-        require(caller, "write", "resolve_conflict")
+        require(caller, "resolve_conflict")
         return consistency.resolve_conflict(
             self.deps, caller, conflict_id, decision, winner=winner, merged_content=merged_content
         )
 
     def link(self, caller: Caller, src: str, dst: str, edge_type: str, weight: float = 1.0) -> Edge:
-        require(caller, "write", "link")
+        require(caller, "link")
         return consistency.link(self.deps, caller, src, dst, edge_type, weight)
 
     def explore_graph(
@@ -144,7 +146,7 @@ class Kenning:
         offset: int = 0,
         token_budget: int = 4000,
     ) -> consistency.Exploration:
-        require(caller, "read", "explore_graph")
+        require(caller, "explore_graph")
         return consistency.explore_graph(
             self.deps,
             caller,
@@ -159,7 +161,7 @@ class Kenning:
     def maintain(
         self, caller: Caller, request: MaintenanceRequest, *, cancelled: Callable[[], bool] = lambda: False
     ) -> MaintenanceReport:
-        require(caller, "read" if request.dry_run else "admin", "consolidate")
+        require(caller, "consolidate", None if request.dry_run else "admin")
         if (
             request.policy == "delete"
             and not request.dry_run
@@ -175,19 +177,19 @@ class Kenning:
         return maintain(self.deps, caller, request, cancelled=cancelled)
 
     def maintenance_runs(self, caller: Caller, limit: int = 5) -> list[dict[str, Any]]:
-        require(caller, "read", "status")
+        require(caller, "status")
         return self.deps.store.runs(caller.namespace, limit)
 
     def beliefs(self, caller: Caller, *, min_confidence: float = 0.35, limit: int = 20) -> list[BeliefView]:
-        require(caller, "read", "beliefs")
+        require(caller, "beliefs")
         return list_beliefs(self.deps, caller, min_confidence=min_confidence, limit=limit)
 
     def insights(self, caller: Caller, *, kinds: Sequence[str] = KINDS, limit: int = 20) -> list[Insight]:
-        require(caller, "read", "insights")
+        require(caller, "insights")
         return insights(self.deps, caller, kinds=kinds, limit=limit)
 
     def status(self, caller: Caller, *, load_embedder: bool = True) -> status_service.StatusReport:
-        require(caller, "read", "status")
+        require(caller, "status")
         report = status_service.status(self.deps, caller, load_embedder=load_embedder)
         for problem in self.store_problems:
             if problem not in report.degraded:
@@ -261,11 +263,7 @@ class Kenning:
 
     def count_live_tokens(self) -> int:
         now = self.deps.clock.now()
-        return sum(
-            1
-            for t in self._tokens().all()
-            if t.revoked_at is None and (t.expires_at is None or t.expires_at > now)
-        )
+        return sum(1 for token in self._tokens().all() if token.live(now))
 
     def authenticate(self, presented: str) -> Caller:
         """The principal of a Kenning token, or of an access token from the configured identity

@@ -132,7 +132,7 @@ def authenticate(tokens: TokenStore, clock: Clock, presented: str) -> Caller:
         raise Unauthorized("the token is not valid")
     if record.revoked_at is not None:
         raise Unauthorized("the token was revoked")
-    if record.expires_at is not None and clock.now() >= record.expires_at:
+    if record.expired(clock.now()):
         raise Unauthorized("the token has expired")
     return principal(record)
 
