@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from kenning.adapters.native_threads import one_blas_thread
 from kenning.ports.embedder import Vector
 from kenning.ports.store import DenseHits
 
@@ -45,6 +46,9 @@ class VectorMatrix:
     _seqs: npt.NDArray[np.int64] = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     _ns_codes: npt.NDArray[np.int32] = field(default_factory=lambda: np.empty(0, dtype=np.int32))
     _active: npt.NDArray[np.bool_] = field(default_factory=lambda: np.empty(0, dtype=np.bool_))
+
+    def __post_init__(self) -> None:
+        one_blas_thread()
 
     def __len__(self) -> int:
         return self._size
