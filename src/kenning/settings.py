@@ -254,6 +254,11 @@ class ServerSettings(_Section):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         default="WARNING", description="Log level (logs go to stderr, never stdout)."
     )
+    stage_log: Path | None = Field(
+        default=None,
+        description="For benchmarks: append one JSON line per tool call to this file, with its wall time, "
+        "the server's CPU time and the time of each stage (embedding, each channel, fusion, ...).",
+    )
 
     @field_validator("namespace", "agent_id")
     @classmethod

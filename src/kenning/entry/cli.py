@@ -119,7 +119,9 @@ def serve(ctx: Ctx, over_http: bool, host: str | None, port: int | None) -> None
     from kenning.entry.mcp_server import build_server
     from kenning.jobs.scheduler import start_scheduler
 
-    server = build_server(app, lambda: caller, log_level=settings.server.log_level)
+    server = build_server(
+        app, lambda: caller, log_level=settings.server.log_level, stage_log=settings.server.stage_log
+    )
     scheduler = start_scheduler(app, settings.lifecycle.interval_hours)
     try:
         import anyio

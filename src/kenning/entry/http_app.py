@@ -54,7 +54,9 @@ def build_http_app(
     app: Kenning, settings: Settings, *, warm_up: bool = True, close_on_exit: bool = False
 ) -> Guard:
     http = settings.http
-    server = build_server(app, request_principal, log_level=settings.server.log_level)
+    server = build_server(
+        app, request_principal, log_level=settings.server.log_level, stage_log=settings.server.stage_log
+    )
     mcp_asgi = server.streamable_http_app(
         streamable_http_path="/mcp",
         # Several worker processes share no memory, so no session could follow its client between

@@ -5,9 +5,11 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -25,6 +27,7 @@ from kenning.services.deps import Caller
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 from kenning.services.records import MemoryPatch
+from kenning.services.stages import stage, watching
 
 logger = logging.getLogger(__name__)
 
@@ -136,11 +139,16 @@ class KenningMCPServer(MCPServer):
     descriptions without source indentation, schemas without the titles Pydantic derives from field
     names, and output schemas down to their top-level fields (a model reads the input's)."""
 
+    stage_log: Path | None = None  # set by a bench: one JSON line per tool call, with its stages
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """A tool whose text block would repeat its structured content pretty-printed gets it compact,
         without nulls, instead (recall and remember render their own text)."""
         with principal_of(context):
-            result = await super().call_tool(name, arguments, context)
+            if self.stage_log is None:
+                result = await super().call_tool(name, arguments, context)
+            else:
+                result = await self._timed_call(name, arguments, context)
         if (
             isinstance(result, CallToolResult)
             and not result.is_error
@@ -153,6 +161,18 @@ class KenningMCPServer(MCPServer):
                 _without_nulls(result.structured_content), ensure_ascii=False, separators=(",", ":")
             )
             return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
+        return result
+
+    async def _timed_call(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
+        """The call, with its wall time, the process's CPU time and its stages appended to the log."""
+        assert self.stage_log is not None
+        with watching() as tally:
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = await super().call_tool(name, arguments, context)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        line = {"tool": name, "wall_ms": round(wall * 1000, 3), "cpu_ms": round(cpu * 1000, 3)}
+        with self.stage_log.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({**line, "stages": tally.as_ms()}) + "\n")
         return result
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
@@ -228,10 +248,12 @@ def build_server(
     caller: Callable[[], Caller],
     *,
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING",
+    stage_log: Path | None = None,
 ) -> MCPServer:
-    server: MCPServer = KenningMCPServer(
+    server = KenningMCPServer(
         name="kenning", version=__version__, instructions=INSTRUCTIONS, log_level=log_level
     )
+    server.stage_log = stage_log
 
     @server.tool(
         name="remember",
@@ -297,8 +319,11 @@ def build_server(
                 supersedes=supersedes,
                 pinned=pinned,
             )
-            out = schemas.remember_out(app.remember(caller(), draft), verbose=verbose)
-            return _result(out, render_remember(out))
+            with stage("service"):
+                outcomes = app.remember(caller(), draft)
+            with stage("serialise"):
+                out = schemas.remember_out(outcomes, verbose=verbose)
+                return _result(out, render_remember(out))
 
         return _call(run)
 
@@ -383,10 +408,11 @@ def build_server(
                 until=parse_time(until, "until"),
                 min_trust=min_trust,
             )
-            out, text = with_used_tokens(
-                schemas.recall_out(app.recall(caller(), request), verbose=verbose), offset
-            )
-            return _result(out, text)
+            with stage("service"):
+                found = app.recall(caller(), request)
+            with stage("serialise"):
+                out, text = with_used_tokens(schemas.recall_out(found, verbose=verbose), offset)
+                return _result(out, text)
 
         return _call(run)
 

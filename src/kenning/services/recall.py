@@ -55,6 +55,7 @@ from kenning.ports.embedder import Vector
 from kenning.services.beliefs import assess_many
 from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.remember import context_model, window_model
+from kenning.services.stages import stage
 
 logger = logging.getLogger(__name__)
 
@@ -227,15 +228,18 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
     if deps.quotas.results_per_writer > 0 and query:
         order = _cap_per_writer(order, records, deps.quotas.results_per_writer)
     hits, used, next_offset = _page(order, explain, records, offset, limit, budget)
-    for memory_id, belief in assess_many(deps, [hit.record for hit in hits]).items():
-        for hit in hits:
-            if hit.record.id == memory_id:
-                hit.belief = belief
-    _mark_open_conflicts(deps, hits)
+    with stage("beliefs"):
+        for memory_id, belief in assess_many(deps, [hit.record for hit in hits]).items():
+            for hit in hits:
+                if hit.record.id == memory_id:
+                    hit.belief = belief
+    with stage("open_conflicts"):
+        _mark_open_conflicts(deps, hits)
     if request.touch and hits:
         # After ranking: the access this recall records can only affect later recalls.
         try:
-            deps.store.touch([hit.record.id for hit in hits], deps.clock.now())
+            with stage("touch"):
+                deps.store.touch([hit.record.id for hit in hits], deps.clock.now())
         except BackendUnavailable as exc:
             # The answer is still right; only the access statistics missed this recall. Say so.
             logger.warning("access statistics not updated: %s", exc)
@@ -275,7 +279,8 @@ def _ranking(
     from the same depth. A page reaching past them ranks the rest at the deepest depth any page can
     reach and appends that after the first hundred.
     """
-    reading = _read(deps, query, filters, params, degraded)
+    with stage("read_query"):
+        reading = _read(deps, query, filters, params, degraded)
     first = max(params.candidates, limits.RECALL_LIMIT_MAX + 1)
     order, explain, records, channels = _search(deps, reading, filters, params, first)
     if reach <= limits.RECALL_LIMIT_MAX:
@@ -325,7 +330,8 @@ def _read(deps: Deps, query: str, filters: Filters, params: RetrievalParams, deg
     embedded = None
     if any(c in params.channels for c in _DENSE_CHANNELS):
         try:
-            embedded = deps.embeddings.query(topic)
+            with stage("embed"):
+                embedded = deps.embeddings.query(topic)
         except BackendUnavailable as exc:
             degraded.append(f"keyword_only: query embedding failed: {exc.message}")
     return _Reading(text=query, named=named, topic=topic, window=window, embedded=embedded)
@@ -339,14 +345,17 @@ def _search(deps: Deps, reading: _Reading, filters: Filters, params: RetrievalPa
     in_window: list[str] = []  # the best matches inside a time range the query names
     only_inside: dict[str, dict[str, int]] = {}  # per channel: found only by the search inside, at rank
     if "bm25" in params.channels:
-        hits = store.search_words(keyword_query(topic), filters, depth)
+        with stage("bm25"):
+            hits = store.search_words(keyword_query(topic), filters, depth)
         if narrowed is not None:
-            inside = store.search_words(keyword_query(topic), narrowed, _WINDOW_DEPTH)
+            with stage("bm25"):
+                inside = store.search_words(keyword_query(topic), narrowed, _WINDOW_DEPTH)
             in_window.extend(item for item, _ in inside)
             hits = _join_inside("bm25", hits, inside, only_inside)
         results.append(ChannelResult("bm25", hits, kind="keyword"))
     if "cjk" in params.channels and has_cjk(query):
-        results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
+        with stage("cjk"):
+            results.append(ChannelResult("cjk", store.search_cjk(query, filters, depth), kind="keyword"))
     dense_wanted = [c for c in _DENSE_CHANNELS if c in params.channels]
     if reading.embedded is not None:
         model, vector = reading.embedded
@@ -355,12 +364,15 @@ def _search(deps: Deps, reading: _Reading, filters: Filters, params: RetrievalPa
         near: dict[str, list[tuple[str, float]]] = {}
         if narrowed is not None:
             for channel in dense_wanted:
-                near[channel] = store.search_vectors(vector, models[channel], narrowed, _WINDOW_DEPTH).hits
+                with stage(channel):
+                    inside_range = store.search_vectors(vector, models[channel], narrowed, _WINDOW_DEPTH)
+                near[channel] = inside_range.hits
                 in_window.extend(item for item, _ in near[channel])
         for channel in dense_wanted:
-            found = store.search_vectors(
-                vector, models[channel], filters, depth, include=[*keyword_ids, *in_window]
-            )
+            with stage(channel):
+                found = store.search_vectors(
+                    vector, models[channel], filters, depth, include=[*keyword_ids, *in_window]
+                )
             hits = (
                 _join_inside(channel, found.hits, near[channel], only_inside)
                 if channel in near
@@ -373,19 +385,24 @@ def _search(deps: Deps, reading: _Reading, filters: Filters, params: RetrievalPa
                     )
                 )
     weights = params.weights
-    explain = fuse(results, weights)
-    _say_found_inside(explain, only_inside)
-    scores = {item: score for item, (score, _) in explain.items()}
-    order = ranked(scores)
+    with stage("fusion"):
+        explain = fuse(results, weights)
+        _say_found_inside(explain, only_inside)
+        scores = {item: score for item, (score, _) in explain.items()}
+        order = ranked(scores)
     head = order[: max(params.rerank_depth, depth)]
     rerank = list(dict.fromkeys([*order[: params.rerank_depth], *(i for i in in_window if i in scores)]))
     head = list(dict.fromkeys([*head, *rerank]))
-    records = store.get_many(head)
+    with stage("fetch"):
+        records = store.get_many(head)
     adjusted = dict(scores)
-    _second_stage(deps, query, params, rerank, records, adjusted, explain, window)
-    _expand(deps, params, filters, adjusted, explain, records)
-    _favour_subject(params, reading.named, adjusted, explain, records)
-    _drop_redundant_summaries(deps, params, adjusted, records)
+    with stage("second_stage"):
+        _second_stage(deps, query, params, rerank, records, adjusted, explain, window)
+    with stage("expand"):
+        _expand(deps, params, filters, adjusted, explain, records)
+    with stage("subject"):
+        _favour_subject(params, reading.named, adjusted, explain, records)
+        _drop_redundant_summaries(deps, params, adjusted, records)
     final = {item: (adjusted[item], explain.get(item, (0.0, []))[1]) for item in adjusted}
     return ranked(adjusted), final, records, sorted(r.name for r in results)
 

@@ -38,6 +38,7 @@ from kenning.services.deps import Caller, Deps
 from kenning.services.provenance import cap_trust, check_may_supersede, may_replace, owns
 from kenning.services.records import changeable, check_id, close_conflict
 from kenning.services.screening import Screening, flag_draft, judge_embedded, redact_draft
+from kenning.services.stages import stage
 
 logger = logging.getLogger(__name__)
 
@@ -109,24 +110,26 @@ def remember_many(
     clean = []
     screens: list[Screening] = []
     trust_notes: list[str | None] = []
-    for index, draft in enumerate(drafts):
-        # Before validation normalises anything, and before hashing, embedding or indexing: a secret
-        # must be found as written and must never reach disk in any form.
-        redacted, screening = redact_draft(draft)
-        try:
-            clean.append(validate_draft(redacted))
-        except InvalidInput as exc:
-            if len(drafts) == 1:
-                raise
-            raise InvalidInput(f"memories[{index}].{exc.field}", exc.message.split(": ", 1)[-1]) from None
-        clean[index].trust, capped = cap_trust(caller, clean[index].trust)
-        trust_notes.append(capped)
-        flag_draft(clean[index], screening)
-        screens.append(screening)
+    with stage("screen"):
+        for index, draft in enumerate(drafts):
+            # Before validation normalises anything, and before hashing, embedding or indexing: a
+            # secret must be found as written and must never reach disk in any form.
+            redacted, screening = redact_draft(draft)
+            try:
+                clean.append(validate_draft(redacted))
+            except InvalidInput as exc:
+                if len(drafts) == 1:
+                    raise
+                raise InvalidInput(f"memories[{index}].{exc.field}", exc.message.split(": ", 1)[-1]) from None
+            clean[index].trust, capped = cap_trust(caller, clean[index].trust)
+            trust_notes.append(capped)
+            flag_draft(clean[index], screening)
+            screens.append(screening)
     for index, draft in enumerate(clean):
-        draft.entities = extract(draft.content, draft.tags, draft.entities, deps.aliases)[
-            : limits.ENTITIES_MAX
-        ]
+        with stage("entities"):
+            draft.entities = extract(draft.content, draft.tags, draft.entities, deps.aliases)[
+                : limits.ENTITIES_MAX
+            ]
         if draft.supersedes:
             # Refuse before anything is written: the replacement must not land without its target.
             where = "supersedes" if len(clean) == 1 else f"memories[{index}].supersedes"
@@ -150,11 +153,12 @@ def remember_many(
     embed_failure: list[str] = []
     if fresh:
         try:
-            embedded = deps.embeddings.passages(
-                [clean[i].content for i in fresh]
-                + [text for _, text in extra]
-                + [text for _, text in threads.stored_windows]
-            )
+            with stage("embed"):
+                embedded = deps.embeddings.passages(
+                    [clean[i].content for i in fresh]
+                    + [text for _, text in extra]
+                    + [text for _, text in threads.stored_windows]
+                )
         except BackendUnavailable as exc:
             # The write must not fail because the embedder did: store it keyword-searchable, say so.
             logger.warning("embedding failed, storing without vectors: %s", exc)
@@ -193,7 +197,8 @@ def remember_many(
         # A suspicious write may not reinforce, supersede or contradict anything.
         if assess_neighbours and vectors[position] and not draft.supersedes and not episodic and not action:
             plain = vectors[position][0]
-            assessment = assess(deps, caller, draft.content, plain.model, plain.values)
+            with stage("conflict_gate"):
+                assessment = assess(deps, caller, draft.content, plain.model, plain.values)
         if assessment.duplicate_of is not None:
             outcome = _reinforce(
                 deps, caller, assessment.duplicate_of, draft, similarity=assessment.duplicate_similarity
@@ -207,10 +212,12 @@ def remember_many(
             outcomes[index] = outcome
             continue
         state = MemoryState.QUARANTINED if action == "quarantined" else MemoryState.ACTIVE
-        outcome = _store_new(deps, caller, draft, vectors[position], degraded, assessment, state)
+        with stage("store"):
+            outcome = _store_new(deps, caller, draft, vectors[position], degraded, assessment, state)
         outcome.screening = _screening_report(screening, action)
         if action != "quarantined":
-            _settle(deps, caller, outcome, draft, assessment)
+            with stage("settle"):
+                _settle(deps, caller, outcome, draft, assessment)
         elif draft.supersedes:
             outcome.note = "quarantined: the supersede it asked for waits until a review releases it"
         outcomes[index] = outcome
