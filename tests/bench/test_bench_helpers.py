@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from kenning.bench.latency import markdown_table, percentile
+from kenning.bench.latency import markdown_table
 from kenning.bench.machine import machine_info
+from kenning.bench.metrics import percentile
 from kenning.bench.synthetic import memory_text, query_text
 
 

@@ -41,8 +41,8 @@ from typing import Any
 import httpx
 
 from kenning.bench.embedders import named_gate
-from kenning.bench.latency import percentile
 from kenning.bench.machine import describe, machine_info
+from kenning.bench.metrics import percentile
 from kenning.bench.stdio_peer import StdioPeer
 from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.validation import MemoryDraft

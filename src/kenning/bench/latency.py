@@ -14,8 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kenning.bench.door import measure_stdio
 from kenning.bench.embedders import named_gate
 from kenning.bench.machine import describe, machine_info
+from kenning.bench.metrics import percentile
 from kenning.bench.stdio_peer import StdioPeer
 from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.decay import DAY
@@ -28,16 +30,6 @@ from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 
 _FILL_BATCH = 256
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    position = (len(ordered) - 1) * q
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def _peak_rss_mb() -> float:
@@ -93,8 +85,17 @@ def _timed_recalls(app: Kenning, caller: Caller, queries: list[str]) -> list[flo
 
 
 def run_latency_bench(
-    *, sizes: list[int], samples: int, embedder: str, json_path: Path | None, echo: Callable[[str], None]
+    *,
+    sizes: list[int],
+    samples: int,
+    embedder: str,
+    json_path: Path | None,
+    echo: Callable[[str], None],
+    door: bool = True,
+    cache_dir: Path | None = None,
 ) -> dict[str, Any]:
+    """In process at each size, then (`door`) through a real `kenning serve` over stdio on the same
+    store. `cache_dir` caches the fill's embeddings only: every timed call embeds afresh."""
     from kenning.adapters.sqlite_store import SqliteStore
 
     info = machine_info()
@@ -107,6 +108,11 @@ def run_latency_bench(
     with tempfile.TemporaryDirectory() as scratch:
         store = SqliteStore(Path(scratch) / "bench.db")
         app = Kenning(Deps(store=store, embeddings=gate, clock=SystemClock()))
+        filler = (
+            Kenning(Deps(store=store, embeddings=named_gate(embedder, cache_dir), clock=SystemClock()))
+            if cache_dir is not None
+            else app
+        )
         stored = 0
         for size in sorted(sizes):
             fill_start = time.perf_counter()
@@ -118,7 +124,7 @@ def run_latency_bench(
                     drafts.append(
                         MemoryDraft(content=content, type=type_, tags=tags, event_time=_spread(index))
                     )
-                app.remember_many(caller, drafts)
+                filler.remember_many(caller, drafts)
                 stored += batch
                 sys.stderr.write(f"\rfilling to {size}: {stored}/{size}")
                 sys.stderr.flush()
@@ -136,7 +142,7 @@ def run_latency_bench(
             dated_ms = _timed_recalls(
                 app, caller, [f"{query_text(index)} last month" for index in range(samples)]
             )
-            row = {
+            row: dict[str, Any] = {
                 "memories": size,
                 "fill_seconds": round(fill_seconds, 1),
                 "remember_p50_ms": round(percentile(remember_ms, 0.5), 1),
@@ -147,6 +153,16 @@ def run_latency_bench(
                 "dated_recall_p95_ms": round(percentile(dated_ms, 0.95), 1),
                 "peak_rss_mb": round(_peak_rss_mb(), 1),
             }
+            if door:
+                row["stdio"] = measure_stdio(
+                    Path(scratch) / "bench.db",
+                    embedder=embedder,
+                    namespace=caller.namespace,
+                    samples=samples,
+                    seed=size,
+                    echo=echo,
+                )
+                stored += samples + 5
             rows.append(row)
             echo(
                 f"{size:>7} memories: "

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from kenning.bench.embedders import named_gate
-from kenning.bench.latency import percentile
 from kenning.bench.locomo_data import CATEGORIES, Conversation, LoadReport, load
 from kenning.bench.machine import describe, machine_info
-from kenning.bench.metrics import Tally
+from kenning.bench.metrics import Tally, percentile
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
 from kenning.services.deps import Caller, Deps, RetrievalParams

@@ -53,3 +53,14 @@ class Tally:
 
     def means(self) -> dict[str, float]:
         return {name: round(total / self.count, 4) for name, total in self.sums.items()} if self.count else {}
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile of `values`, interpolated between the two nearest; NaN for none."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    position = (len(ordered) - 1) * q
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from kenning.bench.embedders import named_gate
-from kenning.bench.latency import percentile
 from kenning.bench.machine import describe, machine_info
+from kenning.bench.metrics import percentile
 from kenning.core.decay import DAY
 from kenning.core.records import MemoryState
 from kenning.core.validation import MemoryDraft

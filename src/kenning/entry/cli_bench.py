@@ -36,8 +36,17 @@ def bench() -> None:
 @click.option("--samples", type=int, default=200, show_default=True, help="Timed operations per size.")
 @_embedder_option
 @_json_option
-def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | None) -> None:
-    """Remember/recall p50/p95 at each size, stdio cold start, peak RSS."""
+@click.option(
+    "--door/--no-door",
+    default=True,
+    show_default=True,
+    help="Also call a real `kenning serve` over stdio at each size: p50/p95/p99, server CPU a call, stages.",
+)
+@_cache_option
+def bench_latency(
+    sizes: str, samples: int, embedder: str, json_path: Path | None, door: bool, cache_dir: Path | None
+) -> None:
+    """Remember/recall p50/p95 at each size, in process and through stdio; cold start; peak RSS."""
     from kenning.bench.latency import run_latency_bench
 
     with _errors():
@@ -47,6 +56,8 @@ def bench_latency(sizes: str, samples: int, embedder: str, json_path: Path | Non
             embedder=embedder,
             json_path=json_path,
             echo=click.echo,
+            door=door,
+            cache_dir=cache_dir,
         )
 
 
