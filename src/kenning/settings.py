@@ -79,6 +79,13 @@ class EmbeddingSettings(_Section):
         description="Local model copies per kind (query, passage) that calls may use at once; one "
         "more is loaded only when every copy is busy (default: one per core, at most 4).",
     )
+    query_cache: int = Field(
+        default=1024,
+        ge=0,
+        le=100_000,
+        description="Vectors of this many recent query texts are kept: a query asked again is not "
+        "embedded again (0: keep none).",
+    )
     openai_base_url: str = Field(
         default="http://127.0.0.1:11434/v1", description="Base URL of an OpenAI-compatible embeddings API."
     )

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from fakes import HashingEmbedder
-from kenning.services import embedding
 from kenning.services.embedding import EmbeddingGate
 
 
@@ -24,10 +23,9 @@ def test_a_repeated_query_is_embedded_once() -> None:
         again[1][0] = 5.0  # one vector serves every caller: nobody may change it
 
 
-def test_the_oldest_query_leaves_when_the_cache_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(embedding, "QUERY_CACHE_SIZE", 2)
+def test_the_oldest_query_leaves_when_the_cache_is_full() -> None:
     model = HashingEmbedder()
-    gate = EmbeddingGate(lambda: model, configured="test")
+    gate = EmbeddingGate(lambda: model, configured="test", query_cache=2)
     for text in ("alpha", "beta", "alpha", "gamma"):  # alpha was used again, so beta is the oldest
         gate.query(text)
     assert model.calls == 3
@@ -35,3 +33,11 @@ def test_the_oldest_query_leaves_when_the_cache_is_full(monkeypatch: pytest.Monk
     assert model.calls == 3
     gate.query("beta")
     assert model.calls == 4
+
+
+def test_a_gate_without_a_cache_embeds_every_query() -> None:
+    model = HashingEmbedder()
+    gate = EmbeddingGate(lambda: model, configured="test", query_cache=0)
+    for _ in range(3):
+        gate.query("which port does billing use")
+    assert model.calls == 3

@@ -61,6 +61,7 @@ def measure_stdio(
         "KENNING_SERVER__NAMESPACE": namespace,
         "KENNING_SERVER__AGENT_ID": "door-bench",
         "KENNING_SERVER__STAGE_LOG": str(log),
+        "KENNING_EMBEDDINGS__QUERY_CACHE": "0",  # every timed recall embeds its query
     }
     peer = StdioPeer(env)
     try:

@@ -673,6 +673,7 @@ def run_http_bench(
         env = {
             **os.environ,
             "KENNING_EMBEDDINGS__PROVIDER": embedder,
+            "KENNING_EMBEDDINGS__QUERY_CACHE": "0",  # the synthetic queries repeat: embed each afresh
             "KENNING_LIFECYCLE__INTERVAL_HOURS": "0",  # no maintenance run in the middle of the figures
         }
         server_env = {

@@ -276,6 +276,7 @@ def _worst_case_over_stdio(
         "KENNING_STORAGE__DB_PATH": str(scratch / "bench.db"),
         "KENNING_EMBEDDINGS__PROVIDER": embedder,
         "KENNING_SERVER__NAMESPACE": "bench",
+        "KENNING_EMBEDDINGS__QUERY_CACHE": "0",
     }
     heavy_peer = StdioPeer({**env, "KENNING_SERVER__AGENT_ID": "heavy-client"})
     other_peer = StdioPeer({**env, "KENNING_SERVER__AGENT_ID": "other-client"})

