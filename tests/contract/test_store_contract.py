@@ -456,3 +456,26 @@ def test_a_conflict_number_is_never_given_twice_even_after_a_purge(store: Memory
     assert store.record_conflict("ns", ids[2], ids[3], {}, 1.0) == 2
     store.delete(ids[3], audit("purge", ids[3]))
     assert store.record_conflict("ns", ids[4], ids[5], {}, 1.0) == 3
+
+
+def test_word_search_ranks_alike_however_the_filter_is_written(store: MemoryStore) -> None:
+    """Ties included (equal texts score equally and order by id), past archived memories that match
+    best: a filter every memory passes gives the same ranking as the plain one, at every limit."""
+    topics = ["billing retries", "billing port", "search latency", "billing owner retries"]
+    for index in range(60):
+        text = f"{topics[index % len(topics)]} note {index % 7}"
+        state = MemoryState.ARCHIVED if index % 5 == 0 else MemoryState.ACTIVE
+        memory_id = f"01J{index:023d}"
+        store.insert(record(memory_id, f"{text} {memory_id}", state=state), [], audit("remember", memory_id))
+    for index in range(2):  # two that score better than all the rest: the top few are read first
+        memory_id = f"01K{index:023d}"
+        text = f"billing retries billing retries {memory_id}"
+        store.insert(record(memory_id, text), [], audit("remember", memory_id))
+    plain = Filters(namespace="ns")
+    spelled_out = Filters(namespace="ns", trusts=tuple(Trust))  # passes all, but narrows in form
+    for limit in (1, 3, 4, 10, 17, 40, 100):
+        found = store.search_words("billing retries", plain, limit)
+        assert found == store.search_words("billing retries", spelled_out, limit)
+        assert len(found) == min(limit, 38)  # 47 memories hold "billing", 9 of them archived
+        assert {memory_id for memory_id, _ in found[:2]} <= {f"01K{i:023d}" for i in range(2)}
+        assert all(a[1] >= b[1] for a, b in zip(found, found[1:], strict=False))

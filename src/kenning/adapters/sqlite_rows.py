@@ -16,6 +16,18 @@ COLUMNS = (
 
 COLUMN_COUNT = len(COLUMNS.split(","))
 
+_decode = json.JSONDecoder().decode
+
+
+def _list(text: str) -> Any:
+    """A JSON array column; most are empty, and a recall reads a hundred records."""
+    return [] if text == "[]" else _decode(text)
+
+
+def _object(text: str) -> Any:
+    return {} if text == "{}" else _decode(text)
+
+
 CONFLICT_COLUMNS = (
     "number, namespace, first_id, second_id, evidence, status, resolution, created_at, resolved_at"
 )
@@ -27,7 +39,7 @@ def conflict_from_row(row: Any) -> Conflict:
         namespace=str(row[1]),
         first_id=str(row[2]),
         second_id=str(row[3]),
-        evidence=json.loads(row[4]),
+        evidence=_object(row[4]),
         status=str(row[5]),
         resolution=row[6],
         created_at=float(row[7]),
@@ -106,8 +118,8 @@ def record_from_row(row: Any) -> MemoryRecord:
         type=type_,
         content=content,
         content_hash=content_hash,
-        tags=json.loads(tags),
-        entities=json.loads(entities),
+        tags=_list(tags),
+        entities=_list(entities),
         context=context,
         importance=float(importance),
         trust=Trust(trust),
@@ -123,7 +135,7 @@ def record_from_row(row: Any) -> MemoryRecord:
         state=MemoryState(state),
         supersedes=supersedes,
         version=int(version),
-        metadata=json.loads(metadata),
+        metadata=_object(metadata),
         pinned=bool(pinned),
     )
 
@@ -171,5 +183,5 @@ def audit_from_row(row: Any) -> AuditEntry:
         namespace=str(row[2]),
         action=str(row[3]),
         memory_id=row[4],
-        detail=json.loads(row[5]),
+        detail=_object(row[5]),
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kenning.core import beliefs as rules
 from kenning.core.ontology import base_type
-from kenning.core.records import EdgeType, MemoryRecord, MemoryState, Trust
+from kenning.core.records import Conflict, EdgeType, MemoryRecord, MemoryState, Trust
 from kenning.core.validation import check_range, check_unit_interval
 from kenning.services.deps import Caller, Deps
 
@@ -25,8 +25,11 @@ class BeliefView:
     belief: rules.Belief
 
 
-def assess_many(deps: Deps, records: Sequence[MemoryRecord]) -> dict[str, rules.Belief]:
-    """Beliefs for the memories whose type states something (not episodes), in a few batched reads."""
+def assess_many(
+    deps: Deps, records: Sequence[MemoryRecord], conflicts: Sequence[Conflict] | None = None
+) -> dict[str, rules.Belief]:
+    """Beliefs for the memories whose type states something (not episodes), in a few batched reads.
+    `conflicts`: those of `records` when the caller has read them already (recall has)."""
     subjects = {r.id: r for r in records if base_type(r.type) in rules.BELIEF_TYPES}
     if not subjects:
         return {}
@@ -53,7 +56,7 @@ def assess_many(deps: Deps, records: Sequence[MemoryRecord]) -> dict[str, rules.
         for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
             if here in subjects:
                 others.setdefault(here, []).append((there, edge.type is EdgeType.SUPPORTS))
-    for conflict in store.conflicts_of(list(subjects)):
+    for conflict in store.conflicts_of(list(subjects)) if conflicts is None else conflicts:
         if conflict.status == "open" or conflict.resolution == "keep_both":
             for here, there in (
                 (conflict.first_id, conflict.second_id),

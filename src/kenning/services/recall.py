@@ -27,7 +27,7 @@ from kenning.core.entities import AliasDictionary
 from kenning.core.errors import BackendUnavailable, InvalidInput
 from kenning.core.ontology import SUBTYPES, check_type
 from kenning.core.query import ChannelHit, Filters, RecallHit, RecallResult, passes
-from kenning.core.records import TRUST_WEIGHT, EdgeType, MemoryRecord, MemoryState, Trust
+from kenning.core.records import TRUST_WEIGHT, Conflict, EdgeType, MemoryRecord, MemoryState, Trust
 from kenning.core.relevance import above_floor, floor_for
 from kenning.core.scoring import (
     ChannelResult,
@@ -228,13 +228,14 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
     if deps.quotas.results_per_writer > 0 and query:
         order = _cap_per_writer(order, records, deps.quotas.results_per_writer)
     hits, used, next_offset = _page(order, explain, records, offset, limit, budget)
+    with stage("conflicts"):
+        conflicts = deps.store.conflicts_of([hit.record.id for hit in hits]) if hits else []
     with stage("beliefs"):
-        for memory_id, belief in assess_many(deps, [hit.record for hit in hits]).items():
+        for memory_id, belief in assess_many(deps, [hit.record for hit in hits], conflicts).items():
             for hit in hits:
                 if hit.record.id == memory_id:
                     hit.belief = belief
-    with stage("open_conflicts"):
-        _mark_open_conflicts(deps, hits)
+    _mark_open_conflicts(hits, conflicts)
     if request.touch and hits:
         # After ranking: the access this recall records can only affect later recalls.
         try:
@@ -257,12 +258,12 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
 _Ranking = tuple[list[str], dict[str, tuple[float, list[ChannelHit]]], dict[str, MemoryRecord], list[str]]
 
 
-def _mark_open_conflicts(deps: Deps, hits: list[RecallHit]) -> None:
+def _mark_open_conflicts(hits: list[RecallHit], conflicts: Sequence[Conflict]) -> None:
     """Two results that stand in an open conflict say so: the agent must not take either as settled."""
     if len(hits) < 2:
         return
     by_id = {hit.record.id: hit for hit in hits}
-    for found in deps.store.conflicts_of(list(by_id)):
+    for found in conflicts:
         if found.status != "open" or found.first_id not in by_id or found.second_id not in by_id:
             continue
         by_id[found.first_id].in_conflict_with.append(found.second_id)
