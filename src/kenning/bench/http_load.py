@@ -247,6 +247,10 @@ class RssSampler:
             self.sample()
             await asyncio.sleep(1.0)
 
+    def cpu_seconds(self) -> float:
+        """CPU time the processes have used so far, user and system."""
+        return _cpu_seconds(self._pids())
+
     def report(self) -> dict[str, Any]:
         pids = self._pids()
         return {
@@ -297,6 +301,7 @@ async def measure(
     loop = asyncio.get_running_loop()
     tally = Tally()
     sampling = asyncio.create_task(sampler.run())
+    server_cpu, own_cpu = sampler.cpu_seconds(), time.process_time()
     start = loop.time() + 0.05
     try:
         await asyncio.gather(
@@ -310,6 +315,7 @@ async def measure(
         with suppress(asyncio.CancelledError):
             await sampling
     elapsed = loop.time() - start
+    server_cpu, own_cpu = sampler.cpu_seconds() - server_cpu, time.process_time() - own_cpu
     sampler.sample()
     rss = sampler.report()
     acknowledged = len(set(tally.written))
@@ -338,6 +344,10 @@ async def measure(
         "lost_writes": sum(missing.values()),
         "lost_by": dict(sorted(missing.items())),
         "rss_mb": rss,
+        # What the load cost: the server's CPU time a completed operation, and the driving clients'.
+        "server_cpu_ms_per_op": round(server_cpu * 1000 / ops, 1) if ops else None,
+        "server_cpu_cores": round(server_cpu / elapsed, 2) if elapsed > 0 else None,
+        "client_cpu_cores": round(own_cpu / elapsed, 2) if elapsed > 0 else None,
     }
 
 
@@ -755,7 +765,9 @@ def _summary_row(door: str, report: dict[str, Any]) -> str:
         f"| {door} | {report['agents']} | {report['seconds']:g} s | {report['ops']} | "
         f"{report['ops_per_s']} | "
         f"{report['late']} / {report['skipped']} | {errors} | {report['acknowledged_writes']} | "
-        f"{report['lost_writes']} | {_fig(rss['end'], ' MB')} | {_fig(rss['peak_sampled'], ' MB')} |"
+        f"{report['lost_writes']} | {_fig(rss['end'], ' MB')} | {_fig(rss['peak_sampled'], ' MB')} | "
+        f"{_fig(report.get('server_cpu_ms_per_op'))} | "
+        f"{_fig(report.get('server_cpu_cores'), '')} / {_fig(report.get('client_cpu_cores'), '')} |"
     )
 
 
@@ -805,8 +817,8 @@ def markdown_table(result: dict[str, Any]) -> str:
     lines += [
         "",
         "| door | agents | run | ops | ops/s | late / skipped | errors | acknowledged writes | lost "
-        "| RSS at end | peak RSS |",
-        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| RSS at end | peak RSS | server CPU an op | server / client cores |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     lines += [_summary_row(_door_name(door, report), report) for door, report in doors]
     lines += [
