@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -478,4 +479,4 @@ def test_word_search_ranks_alike_however_the_filter_is_written(store: MemoryStor
         assert found == store.search_words("billing retries", spelled_out, limit)
         assert len(found) == min(limit, 38)  # 47 memories hold "billing", 9 of them archived
         assert {memory_id for memory_id, _ in found[:2]} <= {f"01K{i:023d}" for i in range(2)}
-        assert all(a[1] >= b[1] for a, b in zip(found, found[1:], strict=False))
+        assert all(a[1] >= b[1] for a, b in itertools.pairwise(found))

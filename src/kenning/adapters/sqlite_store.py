@@ -68,7 +68,13 @@ def fts5_available() -> bool:
 
 
 class SqliteStore:
-    """MemoryStore on one SQLite file. Thread-safe within a process; many processes may share the file."""
+    """MemoryStore on one SQLite file. Thread-safe within a process; many processes may share the file.
+
+    Writes, the vector matrices and the text-table directory go through one connection under one
+    lock. Plain reads go through a read-only connection of the calling thread's own, so that the
+    reads of one request (SQLite runs them without holding Python's lock) overlap with the ranking
+    of another instead of queueing behind it; in WAL mode each sees every committed write. A thread
+    inside a write transaction reads through that transaction, and sees its own changes."""
 
     def __init__(self, path: Path | str, *, busy_timeout_s: float = 5.0, write_retries: int = 8) -> None:
         self.path = Path(path) if str(path) != ":memory:" else Path(":memory:")
@@ -83,6 +89,10 @@ class SqliteStore:
         self._texts = TextIndexes()
         self._words_removed: set[str] = set()  # text tables a write removed words from; see _scrub
         self._busy_timeout_s = busy_timeout_s
+        self._local = threading.local()  # this thread's read connection, and whether it is writing
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()  # not the store's lock, which a long write holds
+        self._closed = False
         self._conn = self._connect()
         self.schema_version = self._retrying(lambda: migrate(self._conn))
         if self.schema_version > LATEST_VERSION:
@@ -132,6 +142,8 @@ class SqliteStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._retrying(lambda: self._conn.execute("BEGIN IMMEDIATE"))
+            outer = getattr(self._local, "writing", False)
+            self._local.writing = True
             try:
                 yield self._conn
             except BaseException:
@@ -146,6 +158,7 @@ class SqliteStore:
                 if self._words_removed:
                     self._scrub(sorted(self._words_removed))
             finally:
+                self._local.writing = outer
                 self._words_removed = set()
 
     def _scrub(self, tables: list[str]) -> None:
@@ -160,8 +173,34 @@ class SqliteStore:
             logger.warning("could not merge the word indexes after a removal: %s", exc)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
-        with self._lock:
-            return self._retrying(lambda: self._conn.execute(sql, params).fetchall())
+        reader = self._reader()
+        if reader is None:
+            with self._lock:
+                return self._retrying(lambda: self._conn.execute(sql, params).fetchall())
+        return self._retrying(lambda: reader.execute(sql, params).fetchall())
+
+    def _reader(self) -> sqlite3.Connection | None:
+        """This thread's read connection; None where reads must share the main one: inside a write
+        (to see its own changes) and for an in-memory database (a second connection is another one)."""
+        if str(self.path) == ":memory:" or getattr(self._local, "writing", False):
+            return None
+        reader: sqlite3.Connection | None = getattr(self._local, "reader", None)
+        if reader is not None:
+            return reader
+        try:
+            reader = sqlite3.connect(
+                str(self.path), timeout=self._busy_timeout_s, isolation_level=None, check_same_thread=False
+            )
+            reader.execute("PRAGMA query_only = ON")
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"cannot open SQLite store at {self.path}: {exc}") from exc
+        with self._readers_lock:
+            if self._closed:
+                reader.close()
+                raise BackendUnavailable(f"SQLite store {self.path} is closed")
+            self._readers.append(reader)
+        self._local.reader = reader
+        return reader
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -441,17 +480,16 @@ class SqliteStore:
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
         where, params = filter_sql(filters)
         out: dict[str, str] = {}
-        with self._lock:
-            for memory_id in dict.fromkeys(memory_ids):
-                row = self._conn.execute(
-                    f"SELECT m.id FROM memories c JOIN memories m ON m.namespace = c.namespace "
-                    "AND m.session_id = c.session_id AND (m.event_time, m.seq) > (c.event_time, c.seq) "
-                    f"WHERE c.id = ? AND c.session_id IS NOT NULL AND {where} "
-                    "ORDER BY m.event_time, m.seq LIMIT 1",
-                    (memory_id, *params),
-                ).fetchone()
-                if row is not None:
-                    out[memory_id] = str(row[0])
+        for memory_id in dict.fromkeys(memory_ids):
+            rows = self._read(
+                f"SELECT m.id FROM memories c JOIN memories m ON m.namespace = c.namespace "
+                "AND m.session_id = c.session_id AND (m.event_time, m.seq) > (c.event_time, c.seq) "
+                f"WHERE c.id = ? AND c.session_id IS NOT NULL AND {where} "
+                "ORDER BY m.event_time, m.seq LIMIT 1",
+                (memory_id, *params),
+            )
+            if rows:
+                out[memory_id] = str(rows[0][0])
         return out
 
     def subjects_named(self, namespace: str, words: Sequence[str]) -> list[str]:
@@ -1142,5 +1180,9 @@ class SqliteStore:
         return [str(r[0]) for r in rows if str(r[0]) != "ok"]
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._readers_lock:
+            self._closed = True
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
             self._conn.close()

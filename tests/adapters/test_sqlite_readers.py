@@ -1,0 +1,73 @@
+"""Reads go through a connection of the reading thread's own: a write in progress holds none of them up."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from kenning.adapters.sqlite_store import SqliteStore
+from kenning.core.records import AuditEntry, MemoryRecord, Trust
+from kenning.core.text import content_hash
+
+ID1, ID2 = "01J0000000000000000000000A", "01J0000000000000000000000B"
+
+
+def record(memory_id: str, content: str) -> MemoryRecord:
+    return MemoryRecord(
+        id=memory_id,
+        namespace="ns",
+        content=content,
+        content_hash=content_hash(content),
+        type="fact",
+        agent_id="a",
+        created_at=100.0,
+        updated_at=100.0,
+        event_time=100.0,
+        trust=Trust.USER_STATED,
+    )
+
+
+def audit(action: str, memory_id: str) -> AuditEntry:
+    return AuditEntry(at=100.0, actor="a", namespace="ns", action=action, memory_id=memory_id, detail={})
+
+
+def test_a_read_is_not_held_up_by_a_write_in_progress(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "r.db")
+    store.insert(record(ID1, "Deploys happen on Tuesdays"), [], audit("remember", ID1))
+    inside, release = threading.Event(), threading.Event()
+
+    def long_write() -> None:
+        with store._write() as conn:  # a write that takes its time, as a big one does
+            conn.execute("UPDATE memories SET importance = 0.9 WHERE id = ?", (ID1,))
+            inside.set()
+            release.wait(30)
+
+    writer = threading.Thread(target=long_write)
+    writer.start()
+    try:
+        assert inside.wait(30)
+        seen: list[float] = []
+        reader = threading.Thread(target=lambda: seen.append(store.get(ID1).importance))  # type: ignore[union-attr]
+        reader.start()
+        reader.join(30)
+        assert not reader.is_alive() and writer.is_alive()  # answered while the write was still open
+        assert seen == [0.5]  # the committed state: the open write is not visible yet
+    finally:
+        release.set()
+        writer.join(30)
+    after = store.get(ID1)
+    assert after is not None and after.importance == 0.9  # and every later read sees it
+    store.close()
+
+
+def test_a_write_reads_its_own_changes_and_other_threads_see_them_once_committed(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "r.db")
+    with store._write() as conn:
+        store._insert_in(conn, record(ID2, "Staging runs on port 8443"), [], audit("remember", ID2), ())
+        assert store._read("SELECT count(*) FROM memories WHERE id = ?", (ID2,)) == [(1,)]
+    seen: list[object] = []
+    other = threading.Thread(target=lambda: seen.append(store.get(ID2)))
+    other.start()
+    other.join(30)
+    assert seen and seen[0] is not None
+    store.close()
