@@ -17,6 +17,10 @@ COLUMNS = (
 COLUMN_COUNT = len(COLUMNS.split(","))
 
 _decode = json.JSONDecoder().decode
+# By stored value: a dict lookup, where calling the enum costs several times more (a recall reads a
+# hundred records and more).
+_TRUSTS = {t.value: t for t in Trust}
+_STATES = {s.value: s for s in MemoryState}
 
 
 def _list(text: str) -> Any:
@@ -122,7 +126,7 @@ def record_from_row(row: Any) -> MemoryRecord:
         entities=_list(entities),
         context=context,
         importance=float(importance),
-        trust=Trust(trust),
+        trust=_TRUSTS.get(trust) or Trust(trust),
         source=source,
         created_at=float(created_at),
         updated_at=float(updated_at),
@@ -132,7 +136,7 @@ def record_from_row(row: Any) -> MemoryRecord:
         last_accessed_at=last_accessed_at,
         access_count=int(access_count),
         review_after=review_after,
-        state=MemoryState(state),
+        state=_STATES.get(state) or MemoryState(state),
         supersedes=supersedes,
         version=int(version),
         metadata=_object(metadata),
