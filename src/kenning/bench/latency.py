@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kenning.bench.door import measure_stdio
+from kenning.bench.door import measure_http, measure_stdio
 from kenning.bench.embedders import named_gate
 from kenning.bench.machine import describe, machine_info
 from kenning.bench.metrics import percentile
@@ -94,8 +94,8 @@ def run_latency_bench(
     door: bool = True,
     cache_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """In process at each size, then (`door`) through a real `kenning serve` over stdio on the same
-    store. `cache_dir` caches the fill's embeddings only: every timed call embeds afresh."""
+    """In process at each size, then (`door`) through a real `kenning serve` over stdio and over HTTP
+    on the same store. `cache_dir` caches the fill's embeddings only: every timed call embeds afresh."""
     from kenning.adapters.sqlite_store import SqliteStore
 
     info = machine_info()
@@ -154,15 +154,16 @@ def run_latency_bench(
                 "peak_rss_mb": round(_peak_rss_mb(), 1),
             }
             if door:
-                row["stdio"] = measure_stdio(
-                    Path(scratch) / "bench.db",
-                    embedder=embedder,
-                    namespace=caller.namespace,
-                    samples=samples,
-                    seed=size,
-                    echo=echo,
-                )
-                stored += samples + 5
+                for name, measure in (("stdio", measure_stdio), ("http", measure_http)):
+                    row[name] = measure(
+                        Path(scratch) / "bench.db",
+                        embedder=embedder,
+                        namespace=caller.namespace,
+                        samples=samples,
+                        seed=size + (0 if name == "stdio" else 1),
+                        echo=echo,
+                    )
+                    stored += samples + 5
             rows.append(row)
             echo(
                 f"{size:>7} memories: "

@@ -40,7 +40,8 @@ def bench() -> None:
     "--door/--no-door",
     default=True,
     show_default=True,
-    help="Also call a real `kenning serve` over stdio at each size: p50/p95/p99, server CPU a call, stages.",
+    help="Also call a real `kenning serve` over stdio and over HTTP at each size: p50/p95/p99, "
+    "server CPU a call, stages.",
 )
 @_cache_option
 def bench_latency(
