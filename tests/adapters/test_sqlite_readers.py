@@ -6,29 +6,9 @@ import threading
 from pathlib import Path
 
 from kenning.adapters.sqlite_store import SqliteStore
-from kenning.core.records import AuditEntry, MemoryRecord, Trust
-from kenning.core.text import content_hash
+from records import audit, record
 
 ID1, ID2 = "01J0000000000000000000000A", "01J0000000000000000000000B"
-
-
-def record(memory_id: str, content: str) -> MemoryRecord:
-    return MemoryRecord(
-        id=memory_id,
-        namespace="ns",
-        content=content,
-        content_hash=content_hash(content),
-        type="fact",
-        agent_id="a",
-        created_at=100.0,
-        updated_at=100.0,
-        event_time=100.0,
-        trust=Trust.USER_STATED,
-    )
-
-
-def audit(action: str, memory_id: str) -> AuditEntry:
-    return AuditEntry(at=100.0, actor="a", namespace="ns", action=action, memory_id=memory_id, detail={})
 
 
 def test_a_read_is_not_held_up_by_a_write_in_progress(tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ from kenning.adapters.sqlite_schema import LATEST_VERSION, MIGRATIONS, migrate
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.core.errors import ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, MemoryRecord, MemoryState, Trust
-from kenning.core.text import content_hash
+from kenning.core.records import MemoryState, Trust
 from kenning.ports.store import MemoryStore, StoredVector
+from records import audit, record
 
 BACKENDS: dict[str, Callable[[Path], MemoryStore]] = {"sqlite": lambda tmp: SqliteStore(tmp / "contract.db")}
 MODEL = "test:model"
@@ -28,26 +28,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStor
     built = BACKENDS[request.param](tmp_path)
     yield built
     built.close()
-
-
-def record(memory_id: str, content: str, *, namespace: str = "ns", **fields: object) -> MemoryRecord:
-    base = MemoryRecord(
-        id=memory_id,
-        namespace=namespace,
-        content=content,
-        content_hash=content_hash(content),
-        type="fact",
-        agent_id="a",
-        created_at=100.0,
-        updated_at=100.0,
-        event_time=100.0,
-        trust=Trust.USER_STATED,
-    )
-    return replace(base, **fields)  # type: ignore[arg-type]
-
-
-def audit(action: str, memory_id: str) -> AuditEntry:
-    return AuditEntry(at=100.0, actor="a", namespace="ns", action=action, memory_id=memory_id, detail={})
 
 
 def unit(*values: float) -> StoredVector:
