@@ -460,3 +460,16 @@ def test_word_search_ranks_alike_however_the_filter_is_written(store: MemoryStor
         assert len(found) == min(limit, 38)  # 47 memories hold "billing", 9 of them archived
         assert {memory_id for memory_id, _ in found[:2]} <= {f"01K{i:023d}" for i in range(2)}
         assert all(a[1] >= b[1] for a, b in itertools.pairwise(found))
+
+
+def test_the_next_turn_of_a_session_is_the_next_one_the_filters_pass(store: MemoryStore) -> None:
+    turns = [f"01S{i:023d}" for i in range(4)]
+    for index, memory_id in enumerate(turns):
+        state = MemoryState.ARCHIVED if index == 1 else MemoryState.ACTIVE
+        turn = record(memory_id, f"turn {index}", session_id="s1", event_time=100.0 + index, state=state)
+        store.insert(turn, [], audit("remember", memory_id))
+    store.insert(record(ID1, "said outside any session"), [], audit("remember", ID1))
+    found = store.session_successors([turns[0], turns[2], turns[3], ID1, turns[0]], Filters(namespace="ns"))
+    assert found == {turns[0]: turns[2], turns[2]: turns[3]}  # past the archived turn; none after the last
+    everything = Filters(namespace="ns", states=(MemoryState.ACTIVE, MemoryState.ARCHIVED))
+    assert store.session_successors([turns[0]], everything) == {turns[0]: turns[1]}

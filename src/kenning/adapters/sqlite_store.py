@@ -479,18 +479,19 @@ class SqliteStore:
 
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
         where, params = filter_sql(filters)
+        ids = list(dict.fromkeys(memory_ids))
         out: dict[str, str] = {}
-        for memory_id in dict.fromkeys(memory_ids):
+        for start in range(0, len(ids), 400):  # one query for a recall's seeds, not one a seed
+            chunk = ids[start : start + 400]
             rows = self._read(
-                f"SELECT m.id FROM memories c JOIN memories m ON m.namespace = c.namespace "
+                "SELECT c.id, (SELECT m.id FROM memories m WHERE m.namespace = c.namespace "
                 "AND m.session_id = c.session_id AND (m.event_time, m.seq) > (c.event_time, c.seq) "
-                f"WHERE c.id = ? AND c.session_id IS NOT NULL AND {where} "
-                "ORDER BY m.event_time, m.seq LIMIT 1",
-                (memory_id, *params),
+                f"AND {where} ORDER BY m.event_time, m.seq LIMIT 1) FROM memories c "
+                f"WHERE c.id IN ({', '.join('?' * len(chunk))}) AND c.session_id IS NOT NULL",
+                (*params, *chunk),
             )
-            if rows:
-                out[memory_id] = str(rows[0][0])
-        return out
+            out.update((str(r[0]), str(r[1])) for r in rows if r[1] is not None)
+        return {memory_id: out[memory_id] for memory_id in ids if memory_id in out}
 
     def subjects_named(self, namespace: str, words: Sequence[str]) -> list[str]:
         found = []
