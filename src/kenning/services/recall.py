@@ -198,7 +198,7 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
     left_out: str | None = None
     if query:
         order, explain, records, channels_used = _ranking(
-            deps, query, filters, params, offset + limit, degraded
+            deps, query, filters, params, offset + limit, degraded, asker=caller.agent_id
         )
         degraded = deps.embeddings.degraded() + degraded
         floor = floor_for(deps.embeddings.model_id()) if "floor" in params.stages else None
@@ -271,7 +271,14 @@ def _mark_open_conflicts(hits: list[RecallHit], conflicts: Sequence[Conflict]) -
 
 
 def _ranking(
-    deps: Deps, query: str, filters: Filters, params: RetrievalParams, reach: int, degraded: list[str]
+    deps: Deps,
+    query: str,
+    filters: Filters,
+    params: RetrievalParams,
+    reach: int,
+    degraded: list[str],
+    *,
+    asker: str,
 ) -> _Ranking:
     """The one ranking every page of a query is cut from, so paging never repeats or skips a memory.
 
@@ -281,7 +288,7 @@ def _ranking(
     reach and appends that after the first hundred.
     """
     with stage("read_query"):
-        reading = _read(deps, query, filters, params, degraded)
+        reading = _read(deps, query, filters, params, degraded, asker=asker)
     first = max(params.candidates, limits.RECALL_LIMIT_MAX + 1)
     order, explain, records, channels = _search(deps, reading, filters, params, first)
     if reach <= limits.RECALL_LIMIT_MAX:
@@ -314,7 +321,9 @@ def _subjects_named(deps: Deps, pools: Sequence[str], words: Sequence[str]) -> l
     return list(dict.fromkeys(w for pool in pools for w in deps.store.subjects_named(pool, words)))
 
 
-def _read(deps: Deps, query: str, filters: Filters, params: RetrievalParams, degraded: list[str]) -> _Reading:
+def _read(
+    deps: Deps, query: str, filters: Filters, params: RetrievalParams, degraded: list[str], *, asker: str
+) -> _Reading:
     # A query that names the subject of memories ("what does Melanie ...") is matched without the
     # name; the name instead favours her memories after fusion (_favour_subject).
     named = (
@@ -332,7 +341,7 @@ def _read(deps: Deps, query: str, filters: Filters, params: RetrievalParams, deg
     if any(c in params.channels for c in _DENSE_CHANNELS):
         try:
             with stage("embed"):
-                embedded = deps.embeddings.query(topic)
+                embedded = deps.embeddings.query(topic, asker=asker)
         except BackendUnavailable as exc:
             degraded.append(f"keyword_only: query embedding failed: {exc.message}")
     return _Reading(text=query, named=named, topic=topic, window=window, embedded=embedded)
