@@ -83,8 +83,8 @@ class EmbeddingSettings(_Section):
         default=1024,
         ge=0,
         le=100_000,
-        description="Vectors of this many recent query texts are kept: a query asked again is not "
-        "embedded again (0: keep none).",
+        description="Vectors of this many recent queries are kept, per agent: a query an agent asks "
+        "again is not embedded again (0: keep none).",
     )
     openai_base_url: str = Field(
         default="http://127.0.0.1:11434/v1", description="Base URL of an OpenAI-compatible embeddings API."
