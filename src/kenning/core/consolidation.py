@@ -109,7 +109,7 @@ def extractive_summary(texts: Sequence[str], order: Sequence[int], max_chars: in
     return " ".join(chosen), covered
 
 
-def _terms(sentence: str) -> set[str]:
+def _terms(sentence: str) -> frozenset[str]:
     """Content words, every number (even one digit), and the single characters of Chinese, Japanese and
     Korean, which carry the meaning."""
     numbers = {word for word in words(sentence) if any(ch.isdigit() for ch in word)}

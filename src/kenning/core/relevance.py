@@ -19,7 +19,7 @@ nearly seven results for each unrelated developer query).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 
 from kenning.core.query import ChannelHit
 from kenning.core.scoring import coverage
@@ -40,7 +40,7 @@ def floor_for(model: str | None) -> float | None:
     return RELEVANCE_FLOORS.get(model) if model is not None else None
 
 
-def matches(channels: Sequence[ChannelHit], content: str | None, terms: set[str], floor: float) -> bool:
+def matches(channels: Sequence[ChannelHit], content: str | None, terms: Set[str], floor: float) -> bool:
     """Whether this result's own evidence clears the floor (expansion aside)."""
     for hit in channels:
         if hit.channel in VECTOR_CHANNELS and hit.rank > 0 and hit.score >= floor:
@@ -58,7 +58,7 @@ def above_floor(
     order: Sequence[str],
     channels: Mapping[str, Sequence[ChannelHit]],
     contents: Mapping[str, str],
-    terms: set[str],
+    terms: Set[str],
     floor: float,
 ) -> list[str]:
     """The ranked ids that clear the floor, in their order."""

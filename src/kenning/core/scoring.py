@@ -8,8 +8,9 @@ LoCoMo development split the weighted sum found 3 points more evidence in the to
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from kenning.core.query import ChannelHit
@@ -171,11 +172,22 @@ def ranked(scores: Mapping[str, float]) -> list[str]:
     return sorted(scores, key=lambda item: (-scores[item], item))
 
 
-def content_terms(text: str) -> set[str]:
+def content_terms(text: str) -> frozenset[str]:
     """Lower-cased, lightly stemmed words minus stopwords: what a query is about."""
-    return {
+    # Every recall reads the terms of the thirty memories it re-ranks: a memory's are worked out once.
+    return _terms_of(text) if len(text) <= _REMEMBERED_TERMS_MAX_CHARS else _terms(text)
+
+
+_REMEMBERED_TERMS_MAX_CHARS = 2000  # longer texts are rare and would make the cache large
+
+
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(
         stem(word) for word in (w.lower() for w in _TERM.findall(text)) if word not in _STOP and len(word) > 1
-    }
+    )
+
+
+_terms_of = functools.lru_cache(maxsize=16384)(_terms)
 
 
 def keyword_query(text: str) -> str:
@@ -213,7 +225,7 @@ def without_names(text: str, names: Sequence[str]) -> str:
     return rest if _TERM.search(rest) else text
 
 
-def coverage(query_terms: set[str], content: str) -> float:
+def coverage(query_terms: Set[str], content: str) -> float:
     """Share of the query's content terms that the memory contains (0..1)."""
     if not query_terms:
         return 0.0
