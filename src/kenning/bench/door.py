@@ -67,8 +67,19 @@ def _server_env(db: Path, embedder: str, namespace: str, log: Path) -> dict[str,
     }
 
 
+def _peak_rss_mb(pid: int) -> float | None:
+    """The server's high-water mark of resident memory, from /proc (None off Linux)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
 def _timed(
-    door: str, call: Call, log: Path, *, samples: int, seed: int, echo: Callable[[str], None]
+    door: str, call: Call, log: Path, *, samples: int, seed: int, pid: int, echo: Callable[[str], None]
 ) -> dict[str, Any]:
     """Warm the server up, then `samples` remembers and `samples` recalls of fresh queries."""
     for index in range(5):  # both engines loaded, the store's matrix built
@@ -87,11 +98,13 @@ def _timed(
         call("recall", {"query": query_text(seed + index), "limit": 10})
         walls["recall"].append((time.perf_counter() - start) * 1000)
     logged = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    out = {
+    out: dict[str, Any] = {
         op: _summary(walls[op], [line for line in logged if line["tool"] == op])
         for op in ("remember", "recall")
     }
-    for op, found in out.items():
+    out["server_peak_rss_mb"] = _peak_rss_mb(pid)
+    for op in ("remember", "recall"):
+        found = out[op]
         top = ", ".join(
             f"{name} {spent['wall_ms']:.1f}" for name, spent in list(found["stages_ms"].items())[:6]
         )
@@ -110,7 +123,7 @@ def measure_stdio(
     log.unlink(missing_ok=True)
     peer = StdioPeer(_server_env(db, embedder, namespace, log))
     try:
-        return _timed("stdio", peer.call, log, samples=samples, seed=seed, echo=echo)
+        return _timed("stdio", peer.call, log, samples=samples, seed=seed, pid=peer.pid, echo=echo)
     finally:
         peer.close()
 
@@ -125,7 +138,7 @@ def measure_http(
     log = db.parent / f"stages-http-{seed}.jsonl"
     log.unlink(missing_ok=True)
     token = _issue_token(db, namespace, f"door-bench-{seed}")
-    with http_server(_server_env(db, embedder, namespace, log), db.parent / f"http-{seed}.log") as (url, _):
+    with http_server(_server_env(db, embedder, namespace, log), db.parent / f"http-{seed}.log") as (url, pid):
         headers = {
             "Authorization": f"Bearer {token}",
             "Accept": "application/json, text/event-stream",
@@ -133,7 +146,7 @@ def measure_http(
         }
         with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
             session = _McpSession(client)
-            return _timed("HTTP", session.call, log, samples=samples, seed=seed, echo=echo)
+            return _timed("HTTP", session.call, log, samples=samples, seed=seed, pid=pid, echo=echo)
 
 
 def _issue_token(db: Path, namespace: str, name: str) -> str:

@@ -342,6 +342,27 @@ def markdown_table(result: dict[str, Any]) -> str:
             f"{row['recall_p50_ms']} ms | {row['recall_p95_ms']} ms | "
             f"{row['dated_recall_p50_ms']} / {row['dated_recall_p95_ms']} ms | {row['peak_rss_mb']} MB |"
         )
+    doors = [
+        (row["memories"], name, row[name])
+        for row in result["sizes"]
+        for name in ("stdio", "http")
+        if name in row
+    ]
+    if doors:
+        lines += [
+            "",
+            "| memories | door | remember p50 / p95 / p99 | server CPU a remember | recall p50 / p95 / p99 "
+            "| server CPU a recall | server peak RSS |",
+            "|---:|---|---:|---:|---:|---:|---:|",
+        ]
+        for size, name, found in doors:
+            rem, rec = found["remember"], found["recall"]
+            lines.append(
+                f"| {size:,} | {'HTTP' if name == 'http' else name} | "
+                f"{rem['p50_ms']} / {rem['p95_ms']} / {rem['p99_ms']} ms | {rem['server_cpu_mean_ms']} ms | "
+                f"{rec['p50_ms']} / {rec['p95_ms']} / {rec['p99_ms']} ms | {rec['server_cpu_mean_ms']} ms | "
+                f"{found.get('server_peak_rss_mb')} MB |"
+            )
     lines.append("")
     lines.append(
         f"Cold start, spawn to `initialize` answered over stdio: median {result['cold_start_s']['median']} s "
