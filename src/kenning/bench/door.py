@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kenning.bench.http_load import http_server
+from kenning.bench.http_load import http_server, settle
 from kenning.bench.metrics import percentile
 from kenning.bench.stdio_peer import StdioPeer
 from kenning.bench.synthetic import memory_text, query_text
@@ -86,6 +86,7 @@ def _timed(
         call("recall", {"query": query_text(900_000 + index), "limit": 10})
         content, _, _ = memory_text(900_000 + seed + index)
         call("remember", {"content": content})
+    settle(lambda: [pid])  # the server's check of the store at start runs in the background: let it end
     log.unlink()
     walls: dict[str, list[float]] = {"remember": [], "recall": []}
     for index in range(samples):
