@@ -51,3 +51,18 @@ def test_a_write_reads_its_own_changes_and_other_threads_see_them_once_committed
     other.join(30)
     assert seen and seen[0] is not None
     store.close()
+
+
+def test_the_connection_of_a_thread_that_ended_is_closed(tmp_path: Path) -> None:
+    """A server's worker threads come and go for days: their connections must not pile up."""
+    store = SqliteStore(tmp_path / "r.db")
+    store.insert(record(ID1, "Deploys happen on Tuesdays"), [], audit("remember", ID1))
+    for _ in range(20):
+        worker = threading.Thread(target=lambda: store.get(ID1))
+        worker.start()
+        worker.join(30)
+    assert len(store._readers) == 1  # only the last thread's: each new one closed the ended ones'
+    assert store.get(ID1) is not None
+    assert len(store._readers) == 1  # this thread's; the last worker's was closed
+    store.close()
+    assert not store._readers

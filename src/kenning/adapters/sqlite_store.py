@@ -90,7 +90,9 @@ class SqliteStore:
         self._words_removed: set[str] = set()  # text tables a write removed words from; see _scrub
         self._busy_timeout_s = busy_timeout_s
         self._local = threading.local()  # this thread's read connection, and whether it is writing
-        self._readers: list[sqlite3.Connection] = []
+        # Each reading thread's connection, by thread: a server's worker threads come and go (an idle
+        # one exits after seconds), and a connection outliving its thread is closed at the next open.
+        self._readers: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {}
         self._readers_lock = threading.Lock()  # not the store's lock, which a long write holds
         self._closed = False
         self._conn = self._connect()
@@ -198,7 +200,11 @@ class SqliteStore:
             if self._closed:
                 reader.close()
                 raise BackendUnavailable(f"SQLite store {self.path} is closed")
-            self._readers.append(reader)
+            for ident, (thread, left) in list(self._readers.items()):
+                if not thread.is_alive():
+                    left.close()
+                    del self._readers[ident]
+            self._readers[threading.get_ident()] = (threading.current_thread(), reader)
         self._local.reader = reader
         return reader
 
@@ -1183,7 +1189,7 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock, self._readers_lock:
             self._closed = True
-            for reader in self._readers:
+            for _, reader in self._readers.values():
                 reader.close()
             self._readers.clear()
             self._conn.close()
