@@ -43,3 +43,9 @@ def make_app(tmp_path: Path, clock: ManualClock) -> Iterator[Callable[..., Kenni
 @pytest.fixture
 def app(make_app: Callable[..., Kenning]) -> Kenning:
     return make_app()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests run on asyncio, as the MCP SDK's servers and clients do."""
+    return "asyncio"

@@ -25,11 +25,6 @@ LEAN = {"id", "type", "content", "score", "why", "trust", "pool", "time", "flags
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
     gate = EmbeddingGate(HashingEmbedder, configured="test")
     app = Kenning(Deps(store=SqliteStore(tmp_path / "s.db"), embeddings=gate, clock=SystemClock()))

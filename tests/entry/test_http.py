@@ -29,11 +29,6 @@ from kenning.entry.stdio_transport import initialize_request
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with live_server(tmp_path_factory.mktemp("http"), max_body_bytes=20_000) as live:

@@ -23,11 +23,6 @@ KENNING = str(Path(sys.executable).with_name("kenning"))
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def workers(tmp_path: Path) -> Iterator[tuple[str, str]]:
     env = {
         **os.environ,

@@ -22,11 +22,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 KENNING = str(Path(sys.executable).with_name("kenning"))
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def connected(tmp_path: Path, policy: str = "ask") -> AbstractAsyncContextManager[Client]:
     return in_memory(
         {

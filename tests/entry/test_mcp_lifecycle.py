@@ -43,11 +43,6 @@ def _server(db: Path, **env: str) -> StdioServerParameters:
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
     db = tmp_path / "life.db"
     clock = ManualClock(time.time() - 120 * DAY)  # written four months ago, never used since

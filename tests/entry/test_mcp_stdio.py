@@ -18,11 +18,6 @@ KENNING = str(Path(sys.executable).with_name("kenning"))
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
     params = StdioServerParameters(
         command=KENNING,

@@ -24,11 +24,6 @@ KENNING = str(Path(sys.executable).with_name("kenning"))
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def scenario(call: Call) -> list[Any]:
     """remember, recall, a conflict, its judgement, forget; what an agent sees at each step."""
     seen: list[Any] = []
