@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kenning.bench.http_load import http_server, settle
+from kenning.bench.http_load import http_server, settle, summed_mb
 from kenning.bench.metrics import percentile
 from kenning.bench.stdio_peer import StdioPeer
 from kenning.bench.synthetic import memory_text, query_text
@@ -67,17 +67,6 @@ def _server_env(db: Path, embedder: str, namespace: str, log: Path) -> dict[str,
     }
 
 
-def _peak_rss_mb(pid: int) -> float | None:
-    """The server's high-water mark of resident memory, from /proc (None off Linux)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return None
-
-
 def _timed(
     door: str, call: Call, log: Path, *, samples: int, seed: int, pid: int, echo: Callable[[str], None]
 ) -> dict[str, Any]:
@@ -103,7 +92,7 @@ def _timed(
         op: _summary(walls[op], [line for line in logged if line["tool"] == op])
         for op in ("remember", "recall")
     }
-    out["server_peak_rss_mb"] = _peak_rss_mb(pid)
+    out["server_peak_rss_mb"] = summed_mb([pid], "VmHWM")  # the server's high-water mark
     for op in ("remember", "recall"):
         found = out[op]
         top = ", ".join(

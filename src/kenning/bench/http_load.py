@@ -184,7 +184,7 @@ def _status_kb(pid: int, key: str) -> int | None:
     return None
 
 
-def _summed_mb(pids: Sequence[int], key: str) -> float | None:
+def summed_mb(pids: Sequence[int], key: str) -> float | None:
     found = [kb for kb in (_status_kb(pid, key) for pid in pids) if kb is not None]
     return round(sum(found) / 1024, 1) if found else None
 
@@ -238,7 +238,7 @@ class RssSampler:
         self.last_mb: float | None = None
 
     def sample(self) -> None:
-        self.last_mb = _summed_mb(self._pids(), "VmRSS")
+        self.last_mb = summed_mb(self._pids(), "VmRSS")
         if self.last_mb is not None:
             self.peak_mb = max(self.peak_mb, self.last_mb)
 
@@ -256,7 +256,7 @@ class RssSampler:
         return {
             "end": self.last_mb,
             "peak_sampled": self.peak_mb or None,
-            "peak_kernel": _summed_mb(pids, "VmHWM"),  # each process's own high-water mark, summed
+            "peak_kernel": summed_mb(pids, "VmHWM"),  # each process's own high-water mark, summed
             "processes": len(pids),
         }
 
