@@ -29,7 +29,7 @@ def test_a_token_becomes_its_principal_and_only_its_hash_is_kept(
     assert caller.max_trust == "agent_inferred" and not caller.operator
     tokens.close()
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
-    assert token.encode() not in stored and token.split("_")[2].encode() not in stored
+    assert token.encode() not in stored and token.split("_", 2)[2].encode() not in stored
     assert record.secret_hash.encode() in stored
 
 
