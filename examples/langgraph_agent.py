@@ -10,7 +10,7 @@ for the decision among the results. A real agent hands the same tools to its mod
 
 Start a server with a token (`kenning token create NAME --write POOL`, then `kenning serve --http`) and:
 
-    python -m venv examples/.venv && examples/.venv/bin/python -m pip install -r examples/requirements.txt
+    scripts/examples-env    # examples/.venv from examples/requirements.txt
     KENNING_TOKEN=kn_... examples/.venv/bin/python examples/langgraph_agent.py [TASK DECISION]
 
 KENNING_URL is the MCP endpoint (default http://127.0.0.1:8765/mcp). Exits 0 once the decision is

@@ -1,14 +1,13 @@
 """The examples against a real `kenning serve --http`, each run as a user runs it: a subprocess.
 
 The server runs from this environment. The LangGraph example and the adapter probe run from
-examples/.venv, built from examples/requirements.txt on first use (about a minute) and kept:
+examples/.venv, which scripts/examples-env builds from examples/requirements.txt (about a minute) and keeps:
 langchain-mcp-adapters requires mcp<2 and Kenning mcp>=2.3, so they cannot share one environment.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import importlib.util
 import json
 import os
@@ -81,34 +80,19 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="session")
 def client_python() -> Path:
-    """examples/.venv's Python, (re)built when examples/requirements.txt changed."""
-    requirements = EXAMPLES / "requirements.txt"
-    python, stamp = CLIENT_VENV / "bin" / "python", CLIENT_VENV / "requirements.sha256"
-    wanted = hashlib.sha256(requirements.read_bytes()).hexdigest()
+    """examples/.venv's Python, built by scripts/examples-env (which `scripts/test` runs first) if
+    examples/requirements.txt changed since its last build."""
     lock = os.open(EXAMPLES, os.O_RDONLY)  # one xdist worker builds it while the others wait
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if stamp.exists() and stamp.read_text() == wanted and python.exists():
-            return python
-        steps = [[sys.executable, "-m", "venv", str(CLIENT_VENV)]] if not python.exists() else []
-        steps.append(
-            [
-                str(python),
-                "-m",
-                "pip",
-                "install",
-                "-q",
-                "--disable-pip-version-check",
-                "-r",
-                str(requirements),
-            ]
+        script = EXAMPLES.parent / "scripts" / "examples-env"
+        env = {**os.environ, "PYTHON": sys.executable}
+        done = subprocess.run(
+            [str(script)], capture_output=True, text=True, timeout=600, check=False, env=env
         )
-        for step in steps:
-            done = subprocess.run(step, capture_output=True, text=True, timeout=600, check=False)
-            if done.returncode != 0:
-                pytest.fail(f"building {CLIENT_VENV} failed: {' '.join(step)}\n{done.stdout}{done.stderr}")
-        stamp.write_text(wanted)
-        return python
+        if done.returncode != 0:
+            pytest.fail(f"building {CLIENT_VENV} failed:\n{done.stdout}{done.stderr}")
+        return CLIENT_VENV / "bin" / "python"
     finally:
         os.close(lock)
 
