@@ -1,4 +1,5 @@
-"""The CLI as a user runs it: a real subprocess, exit codes, one-line errors on stderr."""
+"""The CLI as a user runs it: exit codes, one-line errors on stderr; the round trip, the errors and the
+terminal escapes through a real process, the rest through click's runner in this process."""
 
 from __future__ import annotations
 
@@ -16,14 +17,31 @@ KENNING = str(Path(sys.executable).with_name("kenning"))
 
 
 def run(
-    db: Path, *args: str, provider: str = "none", stdin: str | None = None, env: dict[str, str] | None = None
+    db: Path,
+    *args: str,
+    provider: str = "none",
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    spawn: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    environment = {
-        **os.environ,
+    """`kenning ARGS` on the store `db`: in this process through click's runner (the same command
+    code, exit code and streams, without a second's start-up), or with `spawn` as a real process."""
+    changes: dict[str, str | None] = {
         "KENNING_STORAGE__DB_PATH": str(db),
         "KENNING_EMBEDDINGS__PROVIDER": provider,
+        "KENNING_CONFIG": None,
         **(env or {}),
     }
+    if not spawn:
+        from click.testing import CliRunner
+
+        from kenning.entry.cli import cli
+
+        done = CliRunner().invoke(cli, list(args), input=stdin, env=changes, prog_name="kenning")
+        if done.exception is not None and not isinstance(done.exception, SystemExit):
+            raise done.exception  # a crash is a failure, not an exit code
+        return subprocess.CompletedProcess([KENNING, *args], done.exit_code, done.stdout, done.stderr)
+    environment = {**os.environ, **{key: value for key, value in changes.items() if value is not None}}
     environment.pop("KENNING_CONFIG", None)
     return subprocess.run(
         [KENNING, *args],
@@ -47,41 +65,45 @@ def test_remember_recall_get_forget_round_trip(tmp_path: Path) -> None:
         "--tag",
         "ops",
         "--json",
+        spawn=True,
     )
     assert stored.returncode == 0, stored.stderr
     memory = json.loads(stored.stdout)
     assert memory["status"] == "stored" and memory["type"] == "decision"
 
-    found = run(db, "recall", "staging deploys", "--json")
+    found = run(db, "recall", "staging deploys", "--json", spawn=True)
     assert found.returncode == 0
     results = json.loads(found.stdout)["results"]
     assert results[0]["id"] == memory["id"]
     assert json.loads(found.stdout)["degraded"] == ["keyword_only: embedding provider is 'none'"]
 
-    plain = run(db, "recall", "staging deploys")
+    plain = run(db, "recall", "staging deploys", spawn=True)
     assert memory["id"] in plain.stdout and "degraded: keyword_only" in plain.stderr
 
-    got = run(db, "get", memory["id"])
+    got = run(db, "get", memory["id"], spawn=True)
     assert json.loads(got.stdout)["content"] == "Staging deploys run from the release branch"
 
-    assert run(db, "forget", memory["id"]).stdout.strip() == f"archived {memory['id']}"
-    refused = run(db, "forget", memory["id"], "--purge")
+    assert run(db, "forget", memory["id"], spawn=True).stdout.strip() == f"archived {memory['id']}"
+    refused = run(db, "forget", memory["id"], "--purge", spawn=True)
     assert refused.returncode == 2 and "add --yes" in refused.stderr and "confirm=true" not in refused.stderr
-    assert run(db, "forget", memory["id"], "--purge", "--yes").stdout.strip() == f"purged {memory['id']}"
-    missing = run(db, "get", memory["id"])
+    assert (
+        run(db, "forget", memory["id"], "--purge", "--yes", spawn=True).stdout.strip()
+        == f"purged {memory['id']}"
+    )
+    missing = run(db, "get", memory["id"], spawn=True)
     assert missing.returncode == 1 and missing.stderr.startswith("error: not_found")
 
 
 def test_errors_are_one_line_on_stderr_with_exit_1(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
-    bad_type = run(db, "remember", "x", "--type", "wish")
+    bad_type = run(db, "remember", "x", "--type", "wish", spawn=True)
     assert bad_type.returncode == 1
     assert bad_type.stderr.count("\n") == 1 and "valid types" in bad_type.stderr
-    empty = run(db, "remember", "-", stdin="   ")
+    empty = run(db, "remember", "-", stdin="   ", spawn=True)
     assert empty.returncode == 1 and "content" in empty.stderr
-    stale = run(db, "update", "01J0000000000000000000000Z", "--version", "1", "--content", "y")
+    stale = run(db, "update", "01J0000000000000000000000Z", "--version", "1", "--content", "y", spawn=True)
     assert stale.returncode == 1 and "not_found" in stale.stderr
-    bad_ns = run(db, "--namespace", "bad namespace!", "status")
+    bad_ns = run(db, "--namespace", "bad namespace!", "status", spawn=True)
     assert bad_ns.returncode == 1 and "namespace" in bad_ns.stderr and "Traceback" not in bad_ns.stderr
 
 
@@ -142,8 +164,10 @@ def test_remember_reports_conflicts_supersedes_and_screening(tmp_path: Path) -> 
 
 def test_recall_shows_a_stored_escape_sequence_instead_of_sending_it_to_the_terminal(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
-    assert run(db, "remember", "Build log said \x1b[2J\x1b[31mFAILED\x1b[0m twice").returncode == 0
-    found = run(db, "recall", "build log failed")
+    assert (
+        run(db, "remember", "Build log said \x1b[2J\x1b[31mFAILED\x1b[0m twice", spawn=True).returncode == 0
+    )
+    found = run(db, "recall", "build log failed", spawn=True)
     assert found.returncode == 0, found.stderr
     assert "\x1b" not in found.stdout and "\\u001b[31mFAILED" in found.stdout
 
