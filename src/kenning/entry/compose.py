@@ -21,7 +21,6 @@ from kenning.ports.identity import AccessTokenVerifier
 from kenning.ports.summarizer import Summarizer
 from kenning.services.deps import (
     ALL_STAGES,
-    DEFAULT_STAGES,
     DEFAULT_WEIGHTS,
     Caller,
     ConflictPolicy,
@@ -88,7 +87,9 @@ def build_kenning(settings: Settings) -> Kenning:
         token_budget=settings.retrieval.token_budget,
         candidates=settings.retrieval.candidates,
         weights={**DEFAULT_WEIGHTS, **settings.retrieval.weights},
-        stages=ALL_STAGES if settings.retrieval.relevance_floor else DEFAULT_STAGES,
+        stages=ALL_STAGES
+        if settings.retrieval.relevance_floor
+        else tuple(s for s in ALL_STAGES if s != "floor"),
     )
     policy = ConflictPolicy(
         default=settings.consistency.policy,

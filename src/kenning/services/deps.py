@@ -51,8 +51,7 @@ ALL_STAGES = (
     "subject",
     "floor",  # results must clear the model's relevance floor (core/relevance)
 )
-# The floor is off unless asked for (`retrieval.relevance_floor`; core/relevance says why).
-DEFAULT_STAGES = tuple(stage for stage in ALL_STAGES if stage != "floor")
+# Every stage is on by default; `retrieval.relevance_floor = false` leaves out the floor.
 
 # Channel weights on normalised scales (cosine as z-score, keyword scores over the best one), and
 # stage weights on the fused scale. Set by `kenning bench locomo` on the development split with round
@@ -81,7 +80,7 @@ class RetrievalParams:
     token_budget: int = 4000
     candidates: int = 101  # per channel; recall searches at least this deep (see recall._ranking)
     channels: tuple[str, ...] = ALL_CHANNELS
-    stages: tuple[str, ...] = DEFAULT_STAGES
+    stages: tuple[str, ...] = ALL_STAGES
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     rerank_depth: int = 30
 
