@@ -1,4 +1,5 @@
-"""With the packaged model, recall leaves out what does not match and says so (unless the floor is\nturned off)."""
+"""With the packaged model, recall leaves out what does not match and says so (unless the floor is
+turned off)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from pathlib import Path
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.bench.embedders import named_gate
 from kenning.core.validation import MemoryDraft
-from kenning.ports.clock import SystemClock
 from kenning.entry.compose import build_kenning
+from kenning.ports.clock import SystemClock
 from kenning.services.deps import Caller, Deps
-from kenning.settings import Settings
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
+from kenning.settings import Settings
 
 CALLER = Caller("floor", "agent")
 MEMORIES = [
