@@ -115,7 +115,6 @@ def serve(ctx: Ctx, over_http: bool, host: str | None, port: int | None) -> None
             return
     caller = default_caller(settings)
 
-    threading.Thread(target=app.warm_up, name="kenning-warmup", daemon=True).start()
     from kenning.entry.mcp_server import build_server
     from kenning.jobs.scheduler import start_scheduler
 
@@ -128,7 +127,8 @@ def serve(ctx: Ctx, over_http: bool, host: str | None, port: int | None) -> None
 
         from kenning.entry.stdio_transport import serve_stdio
 
-        anyio.run(serve_stdio, server)
+        warmer = threading.Thread(target=app.warm_up, name="kenning-warmup", daemon=True)
+        anyio.run(serve_stdio, server, warmer.start)
     finally:
         if scheduler is not None:
             scheduler.stop()

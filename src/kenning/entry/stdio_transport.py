@@ -10,7 +10,8 @@ that is not a request.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -23,15 +24,21 @@ _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,200}")'
 _SCAN = 65536
 
 
-async def serve_stdio(server: MCPServer) -> None:
+async def serve_stdio(server: MCPServer, after_first_answer: Callable[[], None] | None = None) -> None:
+    """Serve `server` on stdin/stdout. `after_first_answer` runs once the first answer (the client's
+    `initialize`) is written: start-up work that can wait, such as loading the model, waits for it
+    and does not slow the answer down by competing for the interpreter."""
     import anyio
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
     from pydantic import ValidationError
 
     lowlevel = server._lowlevel_server  # the SDK offers no public way to wrap its streams
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_server() as (read_stream, raw_write_stream):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_stream = raw_write_stream
+        if after_first_answer is not None:
+            write_stream = cast(Any, _Then(raw_write_stream, after_first_answer))
 
         async def answer_unreadable() -> None:
             async with send:
@@ -45,6 +52,30 @@ async def serve_stdio(server: MCPServer) -> None:
             tasks.start_soon(answer_unreadable)
             await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
             tasks.cancel_scope.cancel()
+
+
+class _Then:
+    """A send stream that calls `then` once, after its first message is sent."""
+
+    def __init__(self, stream: Any, then: Callable[[], None]) -> None:
+        self._stream = stream
+        self._then: Callable[[], None] | None = then
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        if self._then is not None:
+            then, self._then = self._then, None
+            then()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    async def __aenter__(self) -> _Then:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stream.__aexit__(*exc)
 
 
 def initialize_request(client: str, request_id: int = 1) -> dict[str, Any]:
