@@ -77,19 +77,16 @@ def test_remember_recall_get_forget_round_trip(tmp_path: Path) -> None:
     assert results[0]["id"] == memory["id"]
     assert json.loads(found.stdout)["degraded"] == ["keyword_only: embedding provider is 'none'"]
 
-    plain = run(db, "recall", "staging deploys", spawn=True)
+    plain = run(db, "recall", "staging deploys")
     assert memory["id"] in plain.stdout and "degraded: keyword_only" in plain.stderr
 
-    got = run(db, "get", memory["id"], spawn=True)
+    got = run(db, "get", memory["id"])
     assert json.loads(got.stdout)["content"] == "Staging deploys run from the release branch"
 
-    assert run(db, "forget", memory["id"], spawn=True).stdout.strip() == f"archived {memory['id']}"
+    assert run(db, "forget", memory["id"]).stdout.strip() == f"archived {memory['id']}"
     refused = run(db, "forget", memory["id"], "--purge", spawn=True)
     assert refused.returncode == 2 and "add --yes" in refused.stderr and "confirm=true" not in refused.stderr
-    assert (
-        run(db, "forget", memory["id"], "--purge", "--yes", spawn=True).stdout.strip()
-        == f"purged {memory['id']}"
-    )
+    assert run(db, "forget", memory["id"], "--purge", "--yes").stdout.strip() == f"purged {memory['id']}"
     missing = run(db, "get", memory["id"], spawn=True)
     assert missing.returncode == 1 and missing.stderr.startswith("error: not_found")
 
