@@ -33,11 +33,13 @@ def test_a_keyword_hit_clears_it_only_when_it_holds_half_the_query_s_words() -> 
 
 
 def test_a_memory_the_query_names_by_subject_or_time_clears_it() -> None:
-    terms = content_terms("what setback did Melanie face in October")
+    terms = content_terms("what setback did Melanie and Jon face in October")
     far = dense(0.78)
     assert not matches([far], "Melanie: the pottery class was cancelled", terms, FLOOR)
-    assert matches([far, ChannelHit(channel="subject", rank=0, score=2.0)], "Melanie: ...", terms, FLOOR)
     assert matches([far, ChannelHit(channel="time", rank=0, score=1.75)], "Melanie: ...", terms, FLOOR)
+    channels = {"a": [far], "b": [far], "c": [dense(0.86)]}
+    contents = {"a": "Melanie: the class was cancelled", "b": "Caroline: hiking", "c": "Jon: ..."}
+    assert above_floor(["a", "b", "c"], channels, contents, terms, FLOOR, named={"a"}) == ["a", "c"]
 
 
 def test_the_next_turn_comes_along_only_with_a_turn_that_matched() -> None:

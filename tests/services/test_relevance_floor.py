@@ -85,6 +85,8 @@ def test_memories_of_a_subject_or_a_time_the_question_names_are_kept(tmp_path: P
         )
         named = app.recall(CALLER, RecallRequest(query="What setback did Melanie face?", touch=False))
         assert {hit.record.subject for hit in named.hits} == {"Melanie"}
+        both = app.recall(CALLER, RecallRequest(query="What did Melanie and Caroline plan?", touch=False))
+        assert {hit.record.subject for hit in both.hits} == {"Melanie", "Caroline"}
         when = app.recall(CALLER, RecallRequest(query="What happened in October 2023?", touch=False))
         assert [hit.record.content for hit in when.hits][:1] == [f"{turns[0][0]}: {turns[0][1]}"]
         unrelated = app.recall(CALLER, RecallRequest(query="how long should pizza dough rest", touch=False))

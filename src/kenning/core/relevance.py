@@ -4,7 +4,7 @@ Fused scores rank; they do not say whether anything matched at all (a dense chan
 its nearest memories, however far). So each result must clear the floor on its own evidence:
 - its cosine to the query, in some vector channel, reaches the floor calibrated for the model; or
 - it holds at least half of the query's content words (the keyword channels found it for them); or
-- the query names it: its subject ("what did Melanie ...": the subject stage raised it), or a time
+- the query names it: its subject ("what did Melanie ...", "when did Jon and Gina ..."), or a time
   range it lies in ("... in October 2023": the time stage raised it); or
 - it is a conversation's next turn that expansion lifted, when some other result clears the floor.
 
@@ -15,7 +15,7 @@ nearest answer of every answerable query stays. A model without a calibrated flo
 
 Conversational turns match their questions more faintly than developer notes do (on LoCoMo dev the
 cosine and word evidence alone took Hit@5 from 0.807 to 0.721), but such questions name whom and
-when they ask about; with the subject and the time as evidence the floor keeps 0.805.
+when they ask about; with the subjects and the time as evidence the floor keeps 0.807.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ KEYWORD_CHANNELS = frozenset({"bm25", "cjk"})
 # A conversation's next turn answers what the matched turn began; a graph neighbour is only related,
 # and one weak match must not bring its whole neighbourhood along.
 EXPANSIONS = frozenset({"conversation", "continuation"})
-# Adjustments that mean the query names this memory: its subject, or a time range it lies in.
-NAMED_BY_QUERY = frozenset({"subject", "time"})
+# The adjustment that means the query names a time range this memory lies in (or was told just after).
+NAMED_TIME = "time"
 WORD_SHARE = 0.5
 
 
@@ -48,7 +48,7 @@ def matches(channels: Sequence[ChannelHit], content: str | None, terms: Set[str]
     for hit in channels:
         if hit.channel in VECTOR_CHANNELS and hit.rank > 0 and hit.score >= floor:
             return True
-        if hit.channel in NAMED_BY_QUERY and hit.score > 0:
+        if hit.channel == NAMED_TIME and hit.score > 0:
             return True
     found_by_words = any(hit.channel in KEYWORD_CHANNELS and hit.rank > 0 for hit in channels)
     if found_by_words and content is not None:
@@ -65,9 +65,16 @@ def above_floor(
     contents: Mapping[str, str],
     terms: Set[str],
     floor: float,
+    *,
+    named: Set[str] = frozenset(),
 ) -> list[str]:
-    """The ranked ids that clear the floor, in their order."""
-    matched = {item for item in order if matches(channels.get(item, ()), contents.get(item), terms, floor)}
+    """The ranked ids that clear the floor, in their order; `named` are those whose subject the query
+    names."""
+    matched = {
+        item
+        for item in order
+        if item in named or matches(channels.get(item, ()), contents.get(item), terms, floor)
+    }
     if not matched:
         return []
     lifted = {

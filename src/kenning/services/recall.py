@@ -197,7 +197,7 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
     degraded: list[str] = []
     left_out: str | None = None
     if query:
-        order, explain, records, channels_used = _ranking(
+        (order, explain, records, channels_used), named = _ranking(
             deps, query, filters, params, offset + limit, degraded, asker=caller.agent_id
         )
         degraded = deps.embeddings.degraded() + degraded
@@ -209,6 +209,7 @@ def recall(deps: Deps, caller: Caller, request: RecallRequest) -> RecallResult:
                 {item: record.content for item, record in records.items()},
                 content_terms(query),
                 floor,
+                named={item for item, record in records.items() if _subject_of(record) in named},
             )
             if len(kept) < len(order) and len(kept) < offset + limit:
                 note = "no memory matches this well" if not kept else "weaker matches were left out"
@@ -279,8 +280,9 @@ def _ranking(
     degraded: list[str],
     *,
     asker: str,
-) -> _Ranking:
-    """The one ranking every page of a query is cut from, so paging never repeats or skips a memory.
+) -> tuple[_Ranking, frozenset[str]]:
+    """The one ranking every page of a query is cut from, so paging never repeats or skips a memory,
+    and the subjects the query names.
 
     Which memories are candidates depends on how deep each channel searches, so the depth must not
     depend on the page: the first hundred positions (the most one request may ask for) always come
@@ -291,8 +293,9 @@ def _ranking(
         reading = _read(deps, query, filters, params, degraded, asker=asker)
     first = max(params.candidates, limits.RECALL_LIMIT_MAX + 1)
     order, explain, records, channels = _search(deps, reading, filters, params, first)
+    named = frozenset(reading.named)
     if reach <= limits.RECALL_LIMIT_MAX:
-        return order, explain, records, channels
+        return (order, explain, records, channels), named
     deepest = limits.OFFSET_MAX + limits.RECALL_LIMIT_MAX + 1
     more, more_explain, more_records, _ = _search(deps, reading, filters, params, deepest)
     prefix = order[: limits.RECALL_LIMIT_MAX]
@@ -303,7 +306,7 @@ def _ranking(
         explain,
         {**more_records, **records},
         channels,
-    )
+    ), named
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,6 +318,11 @@ class _Reading:
     topic: str  # the query without those names
     window: TimeRange | None  # a time range the query names
     embedded: tuple[str, Vector] | None  # the topic's query vector, and its model
+
+
+def _subject_of(record: MemoryRecord) -> str | None:
+    """A memory's subject as the query's names are matched against it."""
+    return record.subject.casefold() if record.subject is not None else None
 
 
 def _subjects_named(deps: Deps, pools: Sequence[str], words: Sequence[str]) -> list[str]:
@@ -536,7 +544,7 @@ def _favour_subject(
         return
     bonus = params.weights["subject"]
     for item, record in records.items():
-        if item in scores and record.subject is not None and record.subject.casefold() == named[0]:
+        if item in scores and _subject_of(record) == named[0]:
             scores[item] += bonus
             explain.setdefault(item, (0.0, []))[1].append(ChannelHit(channel="subject", rank=0, score=bonus))
 
