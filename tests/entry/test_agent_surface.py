@@ -101,7 +101,7 @@ async def test_the_tool_listing_is_small_and_without_source_indentation(client: 
     listing = json.dumps(
         [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools], separators=(",", ":")
     )
-    assert len(listing.encode()) <= 20 * 1024
+    assert len(listing.encode()) <= 20_000
     for tool in tools:
         assert "\n        " not in (tool.description or "")
         assert '"title":"' not in json.dumps(tool.input_schema, separators=(",", ":"))

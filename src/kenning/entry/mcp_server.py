@@ -227,8 +227,9 @@ def _without_null_defaults(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _shallow(schema: dict[str, Any]) -> dict[str, Any]:
-    """An output schema down to its own fields and their types: nested models become plain objects.
-    Results are validated against the full models before they are sent."""
+    """An output schema down to its own fields and their types: nested models become plain objects,
+    and `"additionalProperties": true`, JSON Schema's default, goes. Results are validated against
+    the full models before they are sent."""
 
     def flat(node: Any) -> Any:
         if isinstance(node, list):
@@ -237,7 +238,7 @@ def _shallow(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         if "$ref" in node:
             return {"type": "object"}
-        return {k: flat(v) for k, v in node.items()}
+        return {k: flat(v) for k, v in node.items() if not (k == "additionalProperties" and v is True)}
 
     compact = _untitled(schema, drop=("title", "description", "default"))
     return {k: flat(v) for k, v in compact.items() if k != "$defs"}
