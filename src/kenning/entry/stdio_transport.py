@@ -24,21 +24,29 @@ _ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}(?![\d.eE])|"(?:[^"\\\n]|\\.){0,200}")'
 _SCAN = 65536
 
 
+# How long the end of input waits for the answers to requests still running (a long write).
+DRAIN_S = 120.0
+
+
 async def serve_stdio(server: MCPServer, after_first_answer: Callable[[], None] | None = None) -> None:
     """Serve `server` on stdin/stdout. `after_first_answer` runs once the first answer (the client's
     `initialize`) is written: start-up work that can wait, such as loading the model, waits for it
-    and does not slow the answer down by competing for the interpreter."""
+    and does not slow the answer down by competing for the interpreter.
+
+    At the end of input, the requests already read are answered before the server stops: the SDK
+    cancels whatever still runs when its input ends, so a client that writes its last request and
+    closes stdin (`printf ... | kenning serve`) would otherwise get no answer to it."""
     import anyio
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCNotification, JSONRPCRequest
     from pydantic import ValidationError
 
     lowlevel = server._lowlevel_server  # the SDK offers no public way to wrap its streams
     async with stdio_server() as (read_stream, raw_write_stream):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_stream = raw_write_stream
-        if after_first_answer is not None:
-            write_stream = cast(Any, _Then(raw_write_stream, after_first_answer))
+        replies = _Replies(raw_write_stream, after_first_answer)
+        write_stream = cast(Any, replies)
 
         async def answer_unreadable() -> None:
             async with send:
@@ -46,7 +54,17 @@ async def serve_stdio(server: MCPServer, after_first_answer: Callable[[], None] 
                     if isinstance(item, ValidationError):
                         await write_stream.send(SessionMessage(error_reply(item)))
                         continue
+                    message = item.message if isinstance(item, SessionMessage) else None
+                    if isinstance(message, JSONRPCRequest):
+                        replies.expect(message.id)
+                    elif (
+                        isinstance(message, JSONRPCNotification)
+                        and message.method == "notifications/cancelled"
+                    ):
+                        replies.forget((message.params or {}).get("requestId"))  # never answered
                     await send.send(item)
+                with anyio.move_on_after(DRAIN_S):
+                    await replies.all_answered()
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(answer_unreadable)
@@ -54,23 +72,47 @@ async def serve_stdio(server: MCPServer, after_first_answer: Callable[[], None] 
             tasks.cancel_scope.cancel()
 
 
-class _Then:
-    """A send stream that calls `then` once, after its first message is sent."""
+class _Replies:
+    """The write side of stdio, watched: it knows which requests are still unanswered, and calls
+    `first` once, after the first message is sent."""
 
-    def __init__(self, stream: Any, then: Callable[[], None]) -> None:
+    def __init__(self, stream: Any, first: Callable[[], None] | None) -> None:
+        import anyio
+
         self._stream = stream
-        self._then: Callable[[], None] | None = then
+        self._first = first
+        self._open: set[int | str] = set()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def expect(self, request_id: int | str) -> None:
+        import anyio
+
+        if not self._open:
+            self._idle = anyio.Event()
+        self._open.add(request_id)
+
+    def forget(self, request_id: Any) -> None:
+        self._open.discard(request_id)
+        if not self._open:
+            self._idle.set()
+
+    async def all_answered(self) -> None:
+        await self._idle.wait()
 
     async def send(self, item: Any) -> None:
         await self._stream.send(item)
-        if self._then is not None:
-            then, self._then = self._then, None
-            then()
+        answered = getattr(getattr(item, "message", None), "id", None)
+        if answered is not None and getattr(item.message, "method", None) is None:
+            self.forget(answered)  # a response or an error, not a request of the server's own
+        if self._first is not None:
+            first, self._first = self._first, None
+            first()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
-    async def __aenter__(self) -> _Then:
+    async def __aenter__(self) -> _Replies:
         await self._stream.__aenter__()
         return self
 
