@@ -6,6 +6,7 @@ resources (from a live session), so an operation added later is covered without 
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -361,6 +362,17 @@ def test_the_openapi_schema_describes_each_operation(server: LiveServer) -> None
     assert schema["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
     docs = httpx.get(f"{server.url}/api/v1/docs")
     assert docs.status_code == 200 and "openapi.json" in docs.text
+
+
+def test_the_docs_page_needs_no_network(server: LiveServer) -> None:
+    """Swagger UI's script and style sheet come from this server, without a token, not from a CDN."""
+    page = httpx.get(f"{server.url}/api/v1/docs").text
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert assets and all(url.startswith("/api/v1/docs/assets/") for url in assets), assets
+    for url in assets:
+        asset = httpx.get(f"{server.url}{url}")
+        assert asset.status_code == 200 and len(asset.content) > 1000, url
+    assert httpx.get(f"{server.url}/api/v1/docs/assets/../../remember").status_code in (401, 404)
 
 
 def test_a_token_written_into_memory_is_redacted(server: LiveServer, tokens: dict[str, str]) -> None:

@@ -1,7 +1,7 @@
 """The team server's composition root: one ASGI app with REST, MCP over Streamable HTTP and health.
 
     /api/v1/<operation>   REST, one endpoint per MCP tool (rest_api), OpenAPI at /api/v1/openapi.json
-    /api/v1/docs          the OpenAPI docs page
+    /api/v1/docs          the OpenAPI docs page (Swagger UI from the package, no CDN)
     /mcp                  MCP over Streamable HTTP (official SDK)
     /healthz, /readyz     liveness; readiness (store reachable, model loaded), saying when degraded
 
@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse
 
 from kenning import __version__
 from kenning.core.errors import InvalidInput
-from kenning.entry.http_guard import Guard, policy_for
+from kenning.entry.http_guard import DOCS_ASSETS, Guard, policy_for
 from kenning.entry.mcp_server import build_server, request_principal
 from kenning.entry.rest_api import PREFIX, add_routes
 from kenning.jobs.scheduler import start_scheduler
@@ -47,6 +47,30 @@ def check_bind(host: str, tokens_issued: int, *, identity_provider: bool = False
             "http.host",
             f"binding {host} makes Kenning reachable from other machines, and no token exists yet; "
             "create one first with `kenning token create NAME --write POOL`",
+        )
+
+
+def _offline_docs(api: FastAPI) -> None:
+    """The OpenAPI docs page at /api/v1/docs, its Swagger UI files served from the package
+    `fastapi-offline` ships them in, not from a CDN: it works without a network."""
+    from pathlib import Path
+
+    import fastapi_offline
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from fastapi.staticfiles import StaticFiles
+
+    assets = Path(fastapi_offline.__file__).parent / "static"
+    api.mount(DOCS_ASSETS.rstrip("/"), StaticFiles(directory=assets), name="docs-assets")
+
+    @api.get(f"{PREFIX}/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=f"{PREFIX}/openapi.json",
+            title="Kenning - REST API",
+            swagger_js_url=f"{DOCS_ASSETS}swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}favicon.png",
         )
 
 
@@ -100,11 +124,12 @@ def build_http_app(
         description="Long-term memory for AI agents. Every endpoint takes a bearer token "
         "(`kenning token create`); pools and scopes come from the token.",
         lifespan=lifespan,
-        docs_url=f"{PREFIX}/docs",
+        docs_url=None,
         openapi_url=f"{PREFIX}/openapi.json",
         redoc_url=None,
     )
     add_routes(api, server)
+    _offline_docs(api)
 
     @api.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, Any]:

@@ -33,6 +33,7 @@ from kenning.services.principals import looks_like_token
 logger = logging.getLogger(__name__)
 
 PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/api/v1/openapi.json", "/api/v1/docs"})
+DOCS_ASSETS = "/api/v1/docs/assets/"  # the docs page's script and style sheet, public like the page
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _MAX_SESSIONS = 100_000
 BODY_TIMEOUT_S = 30.0  # a body must arrive within this; a slow one holds a connection, not the server
@@ -238,7 +239,11 @@ class Guard:
             await self._too_large(send)
             return
         path = scope["path"]
-        if path in PUBLIC_PATHS or (self.metadata_path is not None and path.startswith(self.metadata_path)):
+        if (
+            path in PUBLIC_PATHS
+            or path.startswith(DOCS_ASSETS)
+            or (self.metadata_path is not None and path.startswith(self.metadata_path))
+        ):
             await self.app(scope, receive, send)
             return
         client = (scope.get("client") or ("?", 0))[0]
