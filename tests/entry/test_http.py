@@ -6,8 +6,8 @@ resources (from a live session), so an operation added later is covered without 
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 import time

@@ -77,12 +77,13 @@ def test_an_access_token_s_claims_name_the_principal(
     assert stored.status_code == 200, stored.text
     assert stored.json()["trust"] == "agent_inferred"  # the default ceiling of an access token
     record = rest(server, token, "get", {"id": stored.json()["id"]}).json()
-    assert record["namespace"] == "team" and record["agent_id"] == "ci-agent"
+    assert record["namespace"] == "team" and record["agent_id"] == "idp:ci-agent"
     assert rest(server, token, "status").json()["namespace"] == "team"
     reader = access_token(signing_key, issuer, sub="reader", scope="read")
     denied = rest(server, reader, "remember", {"content": "x"})
     assert denied.status_code == 403 and denied.json()["code"] == "insufficient_scope"
-    assert rest(server, reader, "get", {"id": stored.json()["id"]}).status_code == 404  # agent:reader only
+    missing = rest(server, reader, "get", {"id": stored.json()["id"]})
+    assert missing.status_code == 404  # it reads agent:idp:reader only
 
 
 def test_a_token_failing_any_check_is_refused_and_points_at_the_metadata(

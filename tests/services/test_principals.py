@@ -9,7 +9,14 @@ import pytest
 from fakes import ManualClock
 from kenning.adapters.sqlite_tokens import SqliteTokens
 from kenning.core.errors import ConflictError, InvalidInput, NotFound, Unauthorized
-from kenning.services.principals import TokenRequest, authenticate, issue, revoke, rotate
+from kenning.services.principals import (
+    TokenRequest,
+    authenticate,
+    issue,
+    principal_from_claims,
+    revoke,
+    rotate,
+)
 
 
 @pytest.fixture
@@ -86,3 +93,15 @@ def test_a_store_that_never_issued_a_token_is_not_written_to(tmp_path: Path, clo
         authenticate(tokens, clock, "kn_aaaaaaaaaaaa_" + "b" * 43)
     tokens.close()
     assert [p.stat().st_size for p in tmp_path.iterdir() if p.name == "k.db"] in ([], [0])
+
+
+def test_an_identity_provider_subject_is_not_the_local_agent_of_the_same_name(
+    tokens: SqliteTokens, clock: ManualClock
+) -> None:
+    token, _ = issue(tokens, clock, TokenRequest(name="ci-bot"))
+    local = authenticate(tokens, clock, token)
+    remote = principal_from_claims({"sub": "ci-bot", "scope": "read write"})
+    assert remote.agent_id == "idp:ci-bot" != local.agent_id
+    assert remote.namespace == "agent:idp:ci-bot" and local.namespace not in remote.readable
+    with pytest.raises(InvalidInput, match="idp:"):
+        issue(tokens, clock, TokenRequest(name="idp:ci-bot"))

@@ -23,6 +23,9 @@ _TOKEN = re.compile(r"kn_([a-z0-9]{12})_([A-Za-z0-9_-]{43})")
 _ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 MAX_READ_POOLS = 32
 
+# Agent ids of identity-provider principals start with this; no local token name may.
+IDP_PREFIX = "idp:"
+
 
 @dataclass(frozen=True, slots=True)
 class TokenRequest:
@@ -42,6 +45,8 @@ def issue(tokens: TokenStore, clock: Clock, request: TokenRequest) -> tuple[str,
     """A new token and its record; the token's text exists only in what this returns."""
     name = check_name(request.name, "name", required=True)
     assert name is not None
+    if name.startswith(IDP_PREFIX):
+        raise InvalidInput("name", f"may not start with {IDP_PREFIX!r}: identity-provider agent ids do")
     write_pool = check_name(request.write_pool or f"agent:{name}", "write_pool", required=True)
     assert write_pool is not None
     if len(request.read_pools) > MAX_READ_POOLS:
@@ -92,10 +97,13 @@ def is_kenning_token(presented: str) -> bool:
 
 
 def principal_from_claims(claims: dict[str, Any]) -> Caller:
-    """The principal an identity provider's verified access token describes: `sub` is the agent id,
-    the standard `scope` (or `scp`) claim its scopes, and Kenning's own claims its pools and trust."""
+    """The principal an identity provider's verified access token describes: `idp:<sub>` is the agent
+    id, the standard `scope` (or `scp`) claim its scopes, and Kenning's own claims its pools and trust.
+    The prefix keeps the provider's subjects apart from local token names: a subject that happens to
+    read "ci-bot" is not the local agent ci-bot and gets neither its writes nor its private pool."""
     try:
-        agent_id = check_name(str(claims.get("sub") or ""), "sub", required=True)
+        sub = check_name(str(claims.get("sub") or ""), "sub", required=True)
+        agent_id = check_name(f"{IDP_PREFIX}{sub}", "sub", required=True)
         write_pool = check_name(str(claims.get(WRITE_POOL_CLAIM) or f"agent:{agent_id}"), WRITE_POOL_CLAIM)
         read = claims.get(READ_POOLS_CLAIM) or []
         if not isinstance(read, list) or len(read) > MAX_READ_POOLS:
