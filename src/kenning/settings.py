@@ -303,7 +303,7 @@ class HttpSettings(_Section):
         ge=1,
         le=64,
         description="Server processes sharing the store. Above 1, MCP requests are stateless (no "
-        "sessions) and the per-principal limits count per process.",
+        "sessions); the processes count each principal's rate together, its requests in flight each.",
     )
     public_url: str | None = Field(
         default=None,

@@ -1,5 +1,5 @@
-"""`serve --http` with two worker processes on one store: every worker sees every write, and MCP
-works without sessions."""
+"""`serve --http` with two worker processes on one store: every worker sees every write, MCP
+works without sessions, and a principal's rate is counted once, not once per worker."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from kenning.bench.http_load import http_server
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 KENNING = str(Path(sys.executable).with_name("kenning"))
+RATE = 30  # requests a minute for each principal, whichever worker answers
 
 
 @pytest.fixture
@@ -29,6 +30,7 @@ def workers(tmp_path: Path) -> Iterator[tuple[str, str]]:
         "KENNING_STORAGE__DB_PATH": str(tmp_path / "k.db"),
         "KENNING_LIFECYCLE__INTERVAL_HOURS": "0",
         "KENNING_HTTP__WORKERS": "2",
+        "KENNING_HTTP__REQUESTS_PER_MINUTE": str(RATE),
     }
     token = subprocess.run(
         [KENNING, "token", "create", "w", "--write", "team"],
@@ -66,3 +68,7 @@ async def test_every_worker_sees_every_write_and_mcp_needs_no_session(workers: t
             assert not found.is_error
             assert found.structured_content is not None
             assert {r["id"] for r in found.structured_content["results"]} == set(written)
+
+    # 16 REST requests and the MCP session's have been counted; each worker alone would allow RATE.
+    statuses = [httpx.post(f"{url}/api/v1/status", json={}, headers=auth).status_code for _ in range(RATE)]
+    assert statuses.count(200) <= RATE - 16 and statuses.count(429) >= 16, statuses

@@ -183,12 +183,20 @@ def build_http_app(
         concurrent_requests=http.concurrent_requests,
         failed_logins_per_minute=http.failed_logins_per_minute,
     )
+    shared = None
+    if http.workers > 1 and http.requests_per_minute:
+        from kenning.adapters.sqlite_rate_windows import SqliteRateWindows
+
+        # The workers count each principal's rate together, in a file beside the store.
+        db = settings.storage.resolved_db_path()
+        shared = SqliteRateWindows(db.with_name(db.name + ".limits"))
     return Guard(
         api,
         policy=policy,
         authenticate=app.authenticate,
         metadata_path=METADATA_PATH if issuer is not None else None,
         public_url=http.public_url,
+        shared_windows=shared,
     )
 
 

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -91,11 +91,21 @@ class _Usage:
     in_window: int = 0
 
 
+class SharedWindows(Protocol):
+    """Rate windows that several processes of one server count together."""
+
+    def admit(self, who: str, now: float, per_minute: int) -> float | None: ...
+
+
 @dataclass(slots=True)
 class Limits:
-    """Per-principal rate (a fixed one-minute window) and requests in flight."""
+    """Per-principal rate (a fixed one-minute window) and requests in flight. With `shared`, the rate
+    is counted with the server's other processes (on the wall clock); requests in flight are always
+    this process's own."""
 
     policy: GuardPolicy
+    shared: SharedWindows | None = None
+    wall_clock: Callable[[], float] = time.time
     _usage: dict[str, _Usage] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -106,10 +116,14 @@ class Limits:
             if now - usage.window_start >= 60.0:
                 usage.window_start, usage.in_window = now, 0
             per_minute, at_once = self.policy.requests_per_minute, self.policy.concurrent_requests
-            if per_minute and usage.in_window >= per_minute:
+            if per_minute and self.shared is None and usage.in_window >= per_minute:
                 return max(1.0, 60.0 - (now - usage.window_start))
             if in_flight and at_once and usage.in_flight >= at_once:
                 return 1.0
+            if per_minute and self.shared is not None:
+                wait = self.shared.admit(who, self.wall_clock(), per_minute)
+                if wait is not None:
+                    return wait
             usage.in_window += 1
             usage.in_flight += in_flight
             return None
@@ -207,6 +221,7 @@ class Guard:
         clock: Callable[[], float] = time.monotonic,
         metadata_path: str | None = None,
         public_url: str | None = None,
+        shared_windows: SharedWindows | None = None,
     ) -> None:
         self.app = app
         self.policy = policy
@@ -214,7 +229,7 @@ class Guard:
         self.mcp_path = mcp_path
         self.metadata_path = metadata_path  # set when an identity provider's access tokens are accepted
         self.public_url = public_url.rstrip("/") if public_url else None
-        self.limits = Limits(policy)
+        self.limits = Limits(policy, shared_windows)
         self.clock = clock
         self.failures = FailedLogins(policy.failed_logins_per_minute)
         self.sessions: dict[str, str] = {}  # MCP session id -> the agent id of the principal that opened it
