@@ -5,7 +5,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from kenning.adapters.sqlite_store import SqliteStore
+from kenning.core.query import Filters
+from kenning.ports.store import StoredVector
 from records import audit, record
 
 ID1, ID2 = "01J0000000000000000000000A", "01J0000000000000000000000B"
@@ -37,6 +41,52 @@ def test_a_read_is_not_held_up_by_a_write_in_progress(tmp_path: Path) -> None:
         writer.join(30)
     after = store.get(ID1)
     assert after is not None and after.importance == 0.9  # and every later read sees it
+    store.close()
+
+
+def _vector(*values: float) -> StoredVector:
+    unit = np.asarray(values, dtype=np.float32)
+    return StoredVector("m", unit / np.linalg.norm(unit))
+
+
+def test_searches_are_not_held_up_by_a_write_in_progress_and_see_what_was_committed(tmp_path: Path) -> None:
+    """A search by words or by vector waits for no other agent's write: it reads the last commit."""
+    store = SqliteStore(tmp_path / "r.db")
+    store.insert(record(ID1, "Deploys happen on Tuesdays"), [_vector(1, 0, 0)], audit("remember", ID1))
+    inside, release = threading.Event(), threading.Event()
+
+    def long_write() -> None:
+        with store._write() as conn:
+            store._insert_in(
+                conn,
+                record(ID2, "Deploys freeze in December"),
+                [_vector(0, 1, 0)],
+                audit("remember", ID2),
+                (),
+            )
+            inside.set()
+            release.wait(30)
+
+    def search() -> tuple[list[str], list[str]]:
+        near = store.search_vectors(_vector(1, 1, 0).values, "m", Filters(namespace="ns"), 5).hits
+        words = store.search_words("deploys", Filters(namespace="ns"), 5)
+        return [i for i, _ in near], [i for i, _ in words]
+
+    writer = threading.Thread(target=long_write)
+    writer.start()
+    try:
+        assert inside.wait(30)
+        seen: list[tuple[list[str], list[str]]] = []
+        reader = threading.Thread(target=lambda: seen.append(search()))
+        reader.start()
+        reader.join(30)
+        assert not reader.is_alive() and writer.is_alive()  # answered while the write was still open
+        assert seen == [([ID1], [ID1])]  # the open write's memory is not visible yet
+    finally:
+        release.set()
+        writer.join(30)
+    vectors, words = search()
+    assert sorted(vectors) == sorted(words) == [ID1, ID2]  # and every search after the commit finds it
     store.close()
 
 

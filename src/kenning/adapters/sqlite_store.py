@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -86,6 +86,7 @@ class SqliteStore:
         self._write_retries = write_retries
         self._lock = threading.RLock()
         self._matrices: dict[str, VectorMatrix] = {}
+        self._matrix_lock = threading.Lock()  # taken after the store's lock, never before it
         self._texts = TextIndexes()
         self._words_removed: set[str] = set()  # text tables a write removed words from; see _scrub
         self._busy_timeout_s = busy_timeout_s
@@ -895,8 +896,10 @@ class SqliteStore:
 
     def _text_table(self, kind: str, namespace: str) -> str | None:
         """The namespace's table of that kind, or None if it has never been written to."""
-        with self._lock:
-            number = self._retrying(lambda: self._texts.number(self._conn, namespace))
+        number = self._texts.known(namespace)  # without waiting for a write that holds the lock
+        if number is None:
+            with self._lock:
+                number = self._retrying(lambda: self._texts.number(self._conn, namespace))
         return None if number is None else table_name(kind, number)
 
     def _text_rows(self, kind: str, namespace: str | None) -> int:
@@ -920,14 +923,19 @@ class SqliteStore:
     def search_vectors(
         self, vector: Vector, model: str, filters: Filters, limit: int, include: Sequence[str] = ()
     ) -> DenseHits:
-        with self._lock:
-            matrix = self._refresh_matrix(model, int(vector.shape[0]))
-            active_only = filters.states == (MemoryState.ACTIVE,)
-            allowed = None
-            if filters.is_structured or not active_only:
-                where, params = filter_sql(filters)
-                rows = self._conn.execute(f"SELECT m.seq FROM memories m WHERE {where}", params).fetchall()
-                allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+        active_only = filters.states == (MemoryState.ACTIVE,)
+        allowed = None
+        if filters.is_structured or not active_only:
+            where, params = filter_sql(filters)
+            rows = self._read(f"SELECT m.seq FROM memories m WHERE {where}", params)
+            allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+        # A read needs only the matrices' own lock, not the store's, which every write holds: a search
+        # must not wait for another agent's write to commit.
+        reader = self._reader()
+        with nullcontext() if reader is not None else self._lock, self._matrix_lock:
+            matrix = self._refresh_matrix(
+                self._conn if reader is None else reader, model, int(vector.shape[0])
+            )
             return matrix.search(
                 vector,
                 namespaces=filters.pools,
@@ -937,17 +945,26 @@ class SqliteStore:
                 include=include,
             )
 
-    def _refresh_matrix(self, model: str, dim: int) -> VectorMatrix:
-        epoch = int(self._conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0])
-        matrix = self._matrices.get(model)
-        if matrix is None or matrix.epoch != epoch or matrix.dim != dim:
-            matrix = VectorMatrix(dim=dim, epoch=epoch)
-            self._matrices[model] = matrix
-        rows = self._conn.execute(
-            "SELECT v.vseq, v.seq, m.id, m.namespace, m.state, v.dim, v.vec FROM vectors v "
-            "JOIN memories m ON m.seq = v.seq WHERE v.model = ? AND v.vseq > ? ORDER BY v.vseq",
-            (model, matrix.last_vseq),
-        ).fetchall()
+    def _refresh_matrix(self, conn: sqlite3.Connection, model: str, dim: int) -> VectorMatrix:
+        """The model's matrix brought up to date from `conn` (the thread's reader, or the store's own
+        connection inside a write); the caller holds the matrices' lock."""
+        own = conn is self._conn
+        if not own:  # the epoch and the new rows from one snapshot
+            self._retrying(lambda: conn.execute("BEGIN"))
+        try:
+            epoch = int(conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0])
+            matrix = self._matrices.get(model)
+            if matrix is None or matrix.epoch != epoch or matrix.dim != dim:
+                matrix = VectorMatrix(dim=dim, epoch=epoch)
+                self._matrices[model] = matrix
+            rows = conn.execute(
+                "SELECT v.vseq, v.seq, m.id, m.namespace, m.state, v.dim, v.vec FROM vectors v "
+                "JOIN memories m ON m.seq = v.seq WHERE v.model = ? AND v.vseq > ? ORDER BY v.vseq",
+                (model, matrix.last_vseq),
+            ).fetchall()
+        finally:
+            if not own:
+                conn.execute("COMMIT")
         fresh = []
         for vseq, seq, memory_id, namespace, state, row_dim, blob in rows:
             if int(row_dim) != dim:
@@ -1170,7 +1187,8 @@ class SqliteStore:
                     self._conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0]
                 )
                 original.backup(self._conn)
-                self._matrices.clear()
+                with self._matrix_lock:
+                    self._matrices.clear()
                 # Other processes cache vectors by epoch: a restored (older) epoch must not look current.
                 self._conn.execute(
                     "UPDATE meta SET value = max(value, ?) + 1 WHERE key = 'vector_epoch'", (before,)

@@ -44,6 +44,11 @@ class TextIndexes:
         self._numbers: dict[str, int] = {}
         self._lock = threading.Lock()
 
+    def known(self, namespace: str) -> int | None:
+        """The namespace's number if this process has already read it (numbers never change)."""
+        with self._lock:
+            return self._numbers.get(namespace)
+
     def number(self, conn: sqlite3.Connection, namespace: str) -> int | None:
         """The namespace's number, or None while it has never been written to."""
         with self._lock:
