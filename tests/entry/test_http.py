@@ -331,6 +331,21 @@ def test_a_principal_over_its_rate_gets_429_with_retry_after(tmp_path: Path) -> 
         assert rest(live, other, "status").status_code == 200  # limits are per principal
 
 
+def test_a_bench_s_stage_log_times_each_rest_call_with_its_wait_for_a_thread(tmp_path: Path) -> None:
+    log = tmp_path / "stages.jsonl"
+    with live_server(tmp_path, embedder="none", stage_log=log) as live:
+        token = live.token("timed")
+        ok(rest(live, token, "remember", {"content": "The build cache lives on the NFS share"}))
+        ok(rest(live, token, "recall", {"query": "where is the build cache"}))
+        assert rest(live, token, "get", {"id": "01J0000000000000000000000Z"}).status_code == 404
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["tool"] for line in lines] == ["remember", "recall", "get"]  # a failed call too
+    recall = lines[1]
+    assert recall["wall_ms"] >= recall["stages"]["service"]["wall_ms"] > 0
+    assert {"queued", "bm25", "fusion", "serialise"} <= set(recall["stages"])
+    assert recall["cpu_ms"] > 0
+
+
 def test_a_revoked_or_rotated_token_stops_at_once(server: LiveServer) -> None:
     from kenning.entry.compose import default_caller
     from kenning.settings import load_settings

@@ -27,7 +27,7 @@ from kenning.services.deps import Caller
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
 from kenning.services.records import MemoryPatch
-from kenning.services.stages import stage, watching
+from kenning.services.stages import Tally, stage, watching
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +133,13 @@ def _call(action: Callable[[], _T]) -> _T:
         raise ToolError(f"{exc.code}: {exc.message}") from exc
 
 
+def log_stages(path: Path, tool: str, *, wall: float, cpu: float, tally: Tally) -> None:
+    """One line of a bench's stage log: the call's wall and CPU seconds and its stages."""
+    line = {"tool": tool, "wall_ms": round(wall * 1000, 3), "cpu_ms": round(cpu * 1000, 3)}
+    with path.open("a", encoding="utf-8") as log:
+        log.write(json.dumps({**line, "stages": tally.as_ms()}) + "\n")
+
+
 class KenningMCPServer(MCPServer):
     """The SDK's server, answering more compactly: tool results whose text would be their structured
     content pretty-printed get it as compact JSON, and `tools/list` (read on every connect) gives
@@ -170,9 +177,7 @@ class KenningMCPServer(MCPServer):
             wall, cpu = time.perf_counter(), time.process_time()
             result = await super().call_tool(name, arguments, context)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        line = {"tool": name, "wall_ms": round(wall * 1000, 3), "cpu_ms": round(cpu * 1000, 3)}
-        with self.stage_log.open("a", encoding="utf-8") as log:
-            log.write(json.dumps({**line, "stages": tally.as_ms()}) + "\n")
+        log_stages(self.stage_log, name, wall=wall, cpu=cpu, tally=tally)
         return result
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:

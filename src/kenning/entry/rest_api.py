@@ -11,7 +11,9 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import time
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -24,8 +26,9 @@ from starlette.responses import JSONResponse
 
 from kenning.core.errors import KenningError, Unauthorized
 from kenning.entry.http_guard import bearer_challenge, caller_of
-from kenning.entry.mcp_server import REQUEST_PRINCIPAL
+from kenning.entry.mcp_server import REQUEST_PRINCIPAL, log_stages
 from kenning.services.facade import OPERATION_SCOPES
+from kenning.services.stages import watching
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -98,7 +101,28 @@ def _inlined(schema: Any) -> Any:
     return walk(schema, ())
 
 
-def _endpoint(tool: Tool) -> Any:
+async def _timed(stage_log: Path, tool: Tool, arguments: dict[str, Any]) -> Any:
+    """The call in a worker thread, its stages logged with how long it waited for that thread (under
+    load the wait is where latency hides) and the CPU time of the thread that ran it."""
+    with watching() as tally:
+        sent = time.perf_counter()
+        spent: list[float] = []
+
+        def run() -> Any:
+            tally.add("queued", time.perf_counter() - sent, 0.0)
+            started = time.thread_time()
+            try:
+                return tool.fn(**arguments)
+            finally:
+                spent.append(time.thread_time() - started)
+
+        try:
+            return await anyio.to_thread.run_sync(run)
+        finally:
+            log_stages(stage_log, tool.name, wall=time.perf_counter() - sent, cpu=sum(spent), tally=tally)
+
+
+def _endpoint(tool: Tool, stage_log: Path | None) -> Any:
     known = set((tool.parameters or {}).get("properties", {}))
 
     async def call(request: Request) -> JSONResponse:
@@ -128,7 +152,10 @@ def _endpoint(tool: Tool) -> Any:
         token = REQUEST_PRINCIPAL.set(caller)
         try:
             # The context (with the principal) goes along to the worker thread.
-            result = await anyio.to_thread.run_sync(partial(tool.fn, **arguments))
+            if stage_log is None:
+                result = await anyio.to_thread.run_sync(partial(tool.fn, **arguments))
+            else:
+                result = await _timed(stage_log, tool, arguments)
         except ToolError as exc:
             if isinstance(exc.__cause__, KenningError):
                 return error_response(exc.__cause__)
@@ -165,7 +192,7 @@ def add_routes(api: FastAPI, server: MCPServer) -> list[str]:
         path = f"{PREFIX}/{tool.name}"
         api.add_api_route(
             path,
-            _endpoint(tool),
+            _endpoint(tool, getattr(server, "stage_log", None)),
             methods=["POST"],
             name=tool.name,
             summary=tool.title or tool.name,
