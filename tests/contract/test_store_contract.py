@@ -94,6 +94,24 @@ def test_replace_checks_the_version_and_leaves_the_record_alone_on_mismatch(stor
     assert best_score == pytest.approx(1.0)
 
 
+def test_each_vector_kind_of_a_query_is_searched_at_once_as_it_would_be_alone(store: MemoryStore) -> None:
+    other = "test:model:context"
+    store.insert(
+        record(ID1, "port is 5432"),
+        [unit(1, 0, 0), StoredVector(other, unit(0, 1, 0).values)],
+        audit("remember", ID1),
+    )
+    store.insert(record(ID2, "port is 6543"), [unit(0, 1, 0)], audit("remember", ID2))  # no context kind
+    query, where = unit(1, 1, 0).values, Filters(namespace="ns")
+    both = store.search_vector_kinds(query, [MODEL, other, "test:unknown"], where, 5, include=[ID2])
+    assert set(both) == {MODEL, other, "test:unknown"}
+    for model, found in both.items():
+        alone = store.search_vectors(query, model, where, 5, include=[ID2])
+        assert (found.hits, found.extra) == (alone.hits, alone.extra)
+    assert sorted(i for i, _ in both[MODEL].hits) == [ID1, ID2]
+    assert [i for i, _ in both[other].hits] == [ID1] and both["test:unknown"].hits == []
+
+
 def test_replace_of_a_missing_record_is_not_found(store: MemoryStore) -> None:
     with pytest.raises(NotFound):
         store.replace(record(ID1, "x"), expected_version=1, revector=False, vectors=[], audit=audit("u", ID1))

@@ -923,6 +923,16 @@ class SqliteStore:
     def search_vectors(
         self, vector: Vector, model: str, filters: Filters, limit: int, include: Sequence[str] = ()
     ) -> DenseHits:
+        return self.search_vector_kinds(vector, [model], filters, limit, include)[model]
+
+    def search_vector_kinds(
+        self,
+        vector: Vector,
+        models: Sequence[str],
+        filters: Filters,
+        limit: int,
+        include: Sequence[str] = (),
+    ) -> dict[str, DenseHits]:
         active_only = filters.states == (MemoryState.ACTIVE,)
         allowed = None
         if filters.is_structured or not active_only:
@@ -930,59 +940,52 @@ class SqliteStore:
             rows = self._read(f"SELECT m.seq FROM memories m WHERE {where}", params)
             allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
         # A read needs only the matrices' own lock, not the store's, which every write holds: a search
-        # must not wait for another agent's write to commit.
+        # must not wait for another agent's write to commit. Every kind is brought up to date from
+        # one snapshot, in one hold of the lock.
         reader = self._reader()
         with nullcontext() if reader is not None else self._lock, self._matrix_lock:
-            matrix = self._refresh_matrix(
-                self._conn if reader is None else reader, model, int(vector.shape[0])
+            matrices = self._refresh_matrices(
+                self._conn if reader is None else reader, models, int(vector.shape[0])
             )
-            return matrix.search(
-                vector,
-                namespaces=filters.pools,
-                active_only=active_only,
-                allowed_seqs=allowed,
-                limit=limit,
-                include=include,
-            )
+            return {
+                model: matrix.search(
+                    vector,
+                    namespaces=filters.pools,
+                    active_only=active_only,
+                    allowed_seqs=allowed,
+                    limit=limit,
+                    include=include,
+                )
+                for model, matrix in matrices.items()
+            }
 
-    def _refresh_matrix(self, conn: sqlite3.Connection, model: str, dim: int) -> VectorMatrix:
-        """The model's matrix brought up to date from `conn` (the thread's reader, or the store's own
-        connection inside a write); the caller holds the matrices' lock."""
+    def _refresh_matrices(
+        self, conn: sqlite3.Connection, models: Sequence[str], dim: int
+    ) -> dict[str, VectorMatrix]:
+        """The models' matrices brought up to date from `conn` (the thread's reader, or the store's
+        own connection inside a write), all from one snapshot; the caller holds the matrices' lock."""
         own = conn is self._conn
         if not own:  # the epoch and the new rows from one snapshot
             self._retrying(lambda: conn.execute("BEGIN"))
         try:
             epoch = int(conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0])
-            matrix = self._matrices.get(model)
-            if matrix is None or matrix.epoch != epoch or matrix.dim != dim:
-                matrix = VectorMatrix(dim=dim, epoch=epoch)
-                self._matrices[model] = matrix
-            rows = conn.execute(
-                "SELECT v.vseq, v.seq, m.id, m.namespace, m.state, v.dim, v.vec FROM vectors v "
-                "JOIN memories m ON m.seq = v.seq WHERE v.model = ? AND v.vseq > ? ORDER BY v.vseq",
-                (model, matrix.last_vseq),
-            ).fetchall()
+            matrices: dict[str, VectorMatrix] = {}
+            for model in dict.fromkeys(models):
+                matrix = self._matrices.get(model)
+                if matrix is None or matrix.epoch != epoch or matrix.dim != dim:
+                    matrix = VectorMatrix(dim=dim, epoch=epoch)
+                    self._matrices[model] = matrix
+                rows = conn.execute(
+                    "SELECT v.vseq, v.seq, m.id, m.namespace, m.state, v.dim, v.vec FROM vectors v "
+                    "JOIN memories m ON m.seq = v.seq WHERE v.model = ? AND v.vseq > ? ORDER BY v.vseq",
+                    (model, matrix.last_vseq),
+                ).fetchall()
+                matrix.append([_vector_row(model, dim, row) for row in rows])
+                matrices[model] = matrix
         finally:
             if not own:
                 conn.execute("COMMIT")
-        fresh = []
-        for vseq, seq, memory_id, namespace, state, row_dim, blob in rows:
-            if int(row_dim) != dim:
-                raise ContractBroken(
-                    f"vector of memory {memory_id} for model {model} has dimension {row_dim}, expected {dim}"
-                )
-            fresh.append(
-                VectorRow(
-                    vseq=int(vseq),
-                    seq=int(seq),
-                    memory_id=str(memory_id),
-                    namespace=str(namespace),
-                    active=state == MemoryState.ACTIVE.value,
-                    values=np.frombuffer(blob, dtype=np.float32),
-                )
-            )
-        matrix.append(fresh)
-        return matrix
+        return matrices
 
     # -- status ---------------------------------------------------------------------------------
 
@@ -1211,3 +1214,19 @@ class SqliteStore:
                 reader.close()
             self._readers.clear()
             self._conn.close()
+
+
+def _vector_row(model: str, dim: int, row: Sequence[Any]) -> VectorRow:
+    vseq, seq, memory_id, namespace, state, row_dim, blob = row
+    if int(row_dim) != dim:
+        raise ContractBroken(
+            f"vector of memory {memory_id} for model {model} has dimension {row_dim}, expected {dim}"
+        )
+    return VectorRow(
+        vseq=int(vseq),
+        seq=int(seq),
+        memory_id=str(memory_id),
+        namespace=str(namespace),
+        active=state == MemoryState.ACTIVE.value,
+        values=np.frombuffer(blob, dtype=np.float32),
+    )

@@ -132,6 +132,18 @@ class MemoryStore(Protocol):
         cosine of each `include` id that passes the filters, and mean/std over all that pass."""
         ...
 
+    def search_vector_kinds(
+        self,
+        vector: Vector,
+        models: Sequence[str],
+        filters: Filters,
+        limit: int,
+        include: Sequence[str] = (),
+    ) -> dict[str, DenseHits]:
+        """`search_vectors` for each of `models` (a memory's vector kinds: content, context, ...),
+        all from one state of the store; by model."""
+        ...
+
     def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
         """Newest first by event time; (id, event_time)."""
         ...

@@ -379,18 +379,20 @@ def _search(deps: Deps, reading: _Reading, filters: Filters, params: RetrievalPa
         model, vector = reading.embedded
         keyword_ids = [item for result in results for item, _ in result.hits]
         models = {"dense": model, "context": context_model(model), "window": window_model(model)}
+        kinds = [models[channel] for channel in dense_wanted]
         near: dict[str, list[tuple[str, float]]] = {}
         if narrowed is not None:
+            with stage("vectors"):
+                inside_range = store.search_vector_kinds(vector, kinds, narrowed, _WINDOW_DEPTH)
             for channel in dense_wanted:
-                with stage(channel):
-                    inside_range = store.search_vectors(vector, models[channel], narrowed, _WINDOW_DEPTH)
-                near[channel] = inside_range.hits
+                near[channel] = inside_range[models[channel]].hits
                 in_window.extend(item for item, _ in near[channel])
+        with stage("vectors"):
+            everywhere = store.search_vector_kinds(
+                vector, kinds, filters, depth, include=[*keyword_ids, *in_window]
+            )
         for channel in dense_wanted:
-            with stage(channel):
-                found = store.search_vectors(
-                    vector, models[channel], filters, depth, include=[*keyword_ids, *in_window]
-                )
+            found = everywhere[models[channel]]
             hits = (
                 _join_inside(channel, found.hits, near[channel], only_inside)
                 if channel in near
