@@ -90,6 +90,45 @@ def test_searches_are_not_held_up_by_a_write_in_progress_and_see_what_was_commit
     store.close()
 
 
+def test_searches_running_beside_a_stream_of_writes_see_each_write_whole(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "r.db")
+    ids = [f"01J00000000000000000000{n:03d}" for n in range(120)]
+    failures: list[BaseException] = []
+    done = threading.Event()
+
+    def write() -> None:
+        for n, memory_id in enumerate(ids):
+            store.insert(
+                record(memory_id, f"Service {n} listens on port {9000 + n}"),
+                [_vector(1, n + 1, 0)],
+                audit("remember", memory_id),
+            )
+        done.set()
+
+    def search() -> None:
+        try:
+            while not done.is_set():
+                found = store.search_vector_kinds(
+                    _vector(1, 1, 0).values, ["m", "none"], Filters(namespace="ns"), 200, include=ids[:5]
+                )
+                seen = {i for i, _ in found["m"].hits}
+                assert seen == set(ids[: len(seen)])  # a prefix of the writes, in order, none half-there
+                assert set(found["m"].extra) <= seen and found["none"].hits == []
+        except BaseException as exc:  # reported below, from the main thread
+            failures.append(exc)
+
+    readers = [threading.Thread(target=search) for _ in range(3)]
+    writer = threading.Thread(target=write)
+    for thread in (*readers, writer):
+        thread.start()
+    for thread in (writer, *readers):
+        thread.join(60)
+    assert not failures, failures[0]
+    final = store.search_vector_kinds(_vector(1, 1, 0).values, ["m"], Filters(namespace="ns"), 200)["m"]
+    assert sorted(i for i, _ in final.hits) == ids
+    store.close()
+
+
 def test_a_write_reads_its_own_changes_and_other_threads_see_them_once_committed(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "r.db")
     with store._write() as conn:

@@ -166,6 +166,34 @@ def test_vector_matrix_finds_every_row_appended_one_at_a_time_across_growth() ->
     assert len(matrix) == 300 and matrix.last_vseq == 300
 
 
+def test_a_view_of_a_vector_matrix_answers_for_its_rows_while_more_are_appended() -> None:
+    """The store searches a view after letting go of the matrix's lock: rows appended meanwhile, in
+    place or into grown buffers, must neither appear in it nor change what it finds."""
+    matrix = VectorMatrix(dim=2)
+    one, near = np.array([1.0, 0.0], dtype=np.float32), np.array([0.8, 0.6], dtype=np.float32)
+
+    def row(index: int, values: np.ndarray, namespace: str = "n") -> VectorRow:
+        return VectorRow(
+            vseq=index, seq=index, memory_id=f"m{index:03d}", namespace=namespace, active=True, values=values
+        )
+
+    matrix.append([row(1, near), row(2, near)])
+    view = matrix.view()
+    before = view.search(
+        one, namespaces=["n"], active_only=True, allowed_seqs=None, limit=5, include=["m003"]
+    )
+    matrix.append([row(3, one), *(row(i, one, "new") for i in range(4, 200))])  # grows the buffers
+    after = view.search(
+        one, namespaces=["n", "new"], active_only=True, allowed_seqs=None, limit=5, include=["m003"]
+    )
+    assert [h[0] for h in after.hits] == [h[0] for h in before.hits] == ["m001", "m002"]
+    assert after.extra == before.extra == {} and after.mean == pytest.approx(0.8)
+    now = matrix.view().search(
+        one, namespaces=["n"], active_only=True, allowed_seqs=None, limit=1, include=["m003"]
+    )
+    assert now.hits == [("m003", 1.0)] and now.extra == {"m003": 1.0}
+
+
 def test_keyword_query_drops_stopwords_unless_nothing_else_is_left() -> None:
     from kenning.core.scoring import keyword_query
 

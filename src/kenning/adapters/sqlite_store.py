@@ -941,23 +941,24 @@ class SqliteStore:
             allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
         # A read needs only the matrices' own lock, not the store's, which every write holds: a search
         # must not wait for another agent's write to commit. Every kind is brought up to date from
-        # one snapshot, in one hold of the lock.
+        # one snapshot, in one hold of the lock, and searched after letting go of it.
         reader = self._reader()
         with nullcontext() if reader is not None else self._lock, self._matrix_lock:
             matrices = self._refresh_matrices(
                 self._conn if reader is None else reader, models, int(vector.shape[0])
             )
-            return {
-                model: matrix.search(
-                    vector,
-                    namespaces=filters.pools,
-                    active_only=active_only,
-                    allowed_seqs=allowed,
-                    limit=limit,
-                    include=include,
-                )
-                for model, matrix in matrices.items()
-            }
+            views = {model: matrix.view() for model, matrix in matrices.items()}
+        return {
+            model: view.search(
+                vector,
+                namespaces=filters.pools,
+                active_only=active_only,
+                allowed_seqs=allowed,
+                limit=limit,
+                include=include,
+            )
+            for model, view in views.items()
+        }
 
     def _refresh_matrices(
         self, conn: sqlite3.Connection, models: Sequence[str], dim: int

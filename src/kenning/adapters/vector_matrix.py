@@ -30,7 +30,8 @@ class VectorRow:
 
 @dataclass(slots=True)
 class VectorMatrix:
-    """Vectors of one model. Not thread-safe: the owning store serialises access.
+    """Vectors of one model. Appending is not thread-safe (the owning store serialises it); a `view`
+    may be searched while rows are appended.
 
     Rows live in buffers that double when full, so appending the one vector of a write costs a copy
     of that vector, not of the whole matrix (at 10k × 384 a rebuild per write cost several ms)."""
@@ -82,11 +83,55 @@ class VectorMatrix:
         self._ns_codes = np.concatenate([self._ns_codes[:size], np.empty(capacity - size, dtype=np.int32)])
         self._active = np.concatenate([self._active[:size], np.empty(capacity - size, dtype=np.bool_)])
 
-    def _materialise(
-        self,
-    ) -> tuple[Vector, npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
+    def view(self) -> MatrixView:
+        """The rows there are now, to search while later ones are appended (by another thread)."""
         size = self._size
-        return self._matrix[:size], self._seqs[:size], self._ns_codes[:size], self._active[:size]
+        return MatrixView(
+            size=size,
+            matrix=self._matrix[:size],
+            seqs=self._seqs[:size],
+            ns_codes=self._ns_codes[:size],
+            active=self._active[:size],
+            ids=self._ids,
+            row_of=self._row_of,
+            namespaces=self._namespaces,
+        )
+
+    def search(
+        self,
+        query: Vector,
+        *,
+        namespaces: Sequence[str],
+        active_only: bool,
+        allowed_seqs: npt.NDArray[np.int64] | None,
+        limit: int,
+        include: Sequence[str] = (),
+    ) -> DenseHits:
+        return self.view().search(
+            query,
+            namespaces=namespaces,
+            active_only=active_only,
+            allowed_seqs=allowed_seqs,
+            limit=limit,
+            include=include,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixView:
+    """The first `size` rows of a matrix. Appending never changes them (it writes past them, or into
+    new buffers), and the lists and maps shared with the matrix only grow, so a view may be
+    searched without the matrix's lock while the matrix takes new rows; rows past `size` are not
+    part of it."""
+
+    size: int
+    matrix: Vector
+    seqs: npt.NDArray[np.int64]
+    ns_codes: npt.NDArray[np.int32]
+    active: npt.NDArray[np.bool_]
+    ids: list[str]
+    row_of: dict[str, int]
+    namespaces: dict[str, int]
 
     def search(
         self,
@@ -100,20 +145,21 @@ class VectorMatrix:
     ) -> DenseHits:
         """Top `limit` by cosine, the scores of any `include` ids that pass the mask, and the mean and
         standard deviation of cosine over everything that passes (for z-normalised fusion)."""
-        codes = [self._namespaces[n] for n in namespaces if n in self._namespaces]
-        if not codes or limit <= 0:
+        known = self.namespaces
+        codes = [known[n] for n in namespaces if n in known]
+        if not codes or limit <= 0 or self.size == 0:
             return DenseHits(hits=[], mean=0.0, std=0.0, extra={})
-        matrix, seqs, row_codes, active = self._materialise()
+        row_codes = self.ns_codes
         mask = row_codes == codes[0] if len(codes) == 1 else np.isin(row_codes, codes)
         if active_only:
-            mask &= active
+            mask &= self.active
         if allowed_seqs is not None:
-            mask &= np.isin(seqs, allowed_seqs)
+            mask &= np.isin(self.seqs, allowed_seqs)
         candidates = np.flatnonzero(mask)
         if candidates.size == 0:
             return DenseHits(hits=[], mean=0.0, std=0.0, extra={})
         # One product over the whole matrix is cheaper than gathering the candidate rows first.
-        every = matrix @ query.astype(np.float32, copy=False)
+        every = self.matrix @ query.astype(np.float32, copy=False)
         scores = every[candidates]
         if candidates.size > limit:
             # Everything tied with the last place too: which of equal scores make the cut is then
@@ -122,14 +168,19 @@ class VectorMatrix:
             top = np.flatnonzero(scores >= last)
         else:
             top = np.arange(candidates.size)
+        ids = self.ids
         # Sort by score, then by id, so equal scores never depend on insertion order.
-        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), self._ids[int(candidates[i])]))[:limit]
+        order = sorted(top.tolist(), key=lambda i: (-float(scores[i]), ids[int(candidates[i])]))[:limit]
         extra: dict[str, float] = {}
         if include:  # looked up by id: a walk over every candidate in Python costs milliseconds at 10k
-            rows = ((memory_id, self._row_of.get(memory_id)) for memory_id in dict.fromkeys(include))
-            extra = {memory_id: float(every[row]) for memory_id, row in rows if row is not None and mask[row]}
+            rows = ((memory_id, self.row_of.get(memory_id)) for memory_id in dict.fromkeys(include))
+            extra = {
+                memory_id: float(every[row])
+                for memory_id, row in rows
+                if row is not None and row < self.size and mask[row]
+            }
         return DenseHits(
-            hits=[(self._ids[int(candidates[i])], float(scores[i])) for i in order],
+            hits=[(ids[int(candidates[i])], float(scores[i])) for i in order],
             mean=float(scores.mean()),
             std=float(scores.std()),
             extra=extra,
