@@ -124,15 +124,20 @@ def test_vector_matrix_masks_namespace_and_state_and_breaks_ties_by_id() -> None
             VectorRow(vseq=4, seq=4, memory_id="D", namespace="n", active=False, values=one),
         ]
     )
-    found = matrix.search(one, namespaces=["n"], active_only=True, allowed_seqs=None, limit=10)
+    found = matrix.view().search(one, namespaces=["n"], active_only=True, allowed_seqs=None, limit=10)
     assert [h[0] for h in found.hits] == ["A", "B"]
-    found = matrix.search(one, namespaces=["n"], active_only=False, allowed_seqs=np.array([4]), limit=10)
+    found = matrix.view().search(
+        one, namespaces=["n"], active_only=False, allowed_seqs=np.array([4]), limit=10
+    )
     assert [h[0] for h in found.hits] == ["D"]
-    assert matrix.search(one, namespaces=["none"], active_only=True, allowed_seqs=None, limit=10).hits == []
-    both = matrix.search(one, namespaces=["n", "other"], active_only=True, allowed_seqs=None, limit=1)
+    assert (
+        matrix.view().search(one, namespaces=["none"], active_only=True, allowed_seqs=None, limit=10).hits
+        == []
+    )
+    both = matrix.view().search(one, namespaces=["n", "other"], active_only=True, allowed_seqs=None, limit=1)
     assert [h[0] for h in both.hits] == ["A"] and both.mean == 1.0
     # Scores asked for by id come only from rows that pass the mask, whatever the limit.
-    extra = matrix.search(
+    extra = matrix.view().search(
         one, namespaces=["n"], active_only=True, allowed_seqs=None, limit=1, include=["B", "C", "D", "Z"]
     )
     assert extra.extra == {"B": 1.0}
@@ -160,7 +165,9 @@ def test_vector_matrix_finds_every_row_appended_one_at_a_time_across_growth() ->
         kept.append((f"m{index:03d}", vector))
         if index % 37 == 0 or index == 299:
             query = kept[index // 2][1]
-            found = matrix.search(query, namespaces=["n"], active_only=True, allowed_seqs=None, limit=3)
+            found = matrix.view().search(
+                query, namespaces=["n"], active_only=True, allowed_seqs=None, limit=3
+            )
             expected = sorted(kept, key=lambda item: -float(item[1] @ query))[:3]
             assert [h[0] for h in found.hits] == [name for name, _ in expected]
     assert len(matrix) == 300 and matrix.last_vseq == 300

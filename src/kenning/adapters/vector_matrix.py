@@ -97,25 +97,6 @@ class VectorMatrix:
             namespaces=self._namespaces,
         )
 
-    def search(
-        self,
-        query: Vector,
-        *,
-        namespaces: Sequence[str],
-        active_only: bool,
-        allowed_seqs: npt.NDArray[np.int64] | None,
-        limit: int,
-        include: Sequence[str] = (),
-    ) -> DenseHits:
-        return self.view().search(
-            query,
-            namespaces=namespaces,
-            active_only=active_only,
-            allowed_seqs=allowed_seqs,
-            limit=limit,
-            include=include,
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class MatrixView:
