@@ -51,8 +51,7 @@ class TextIndexes:
 
     def number(self, conn: sqlite3.Connection, namespace: str) -> int | None:
         """The namespace's number, or None while it has never been written to."""
-        with self._lock:
-            known = self._numbers.get(namespace)
+        known = self.known(namespace)
         if known is not None:
             return known
         row = conn.execute("SELECT number FROM text_indexes WHERE namespace = ?", (namespace,)).fetchone()
