@@ -155,3 +155,60 @@ def test_the_connection_of_a_thread_that_ended_is_closed(tmp_path: Path) -> None
     assert len(store._readers) == 1  # this thread's; the last worker's was closed
     store.close()
     assert not store._readers
+
+
+def test_a_recalls_access_waits_for_no_write_and_lands_with_it(tmp_path: Path) -> None:
+    """Access statistics never queue a recall behind another agent's write: the write in progress
+    applies them before it commits, and nothing is counted twice or lost."""
+    store = SqliteStore(tmp_path / "r.db")
+    store.insert(record(ID1, "Deploys happen on Tuesdays"), [], audit("remember", ID1))
+    store.touch([ID1], 100.0)  # no write in progress: recorded at once
+    assert store.get(ID1).access_count == 1  # type: ignore[union-attr]
+    inside, release = threading.Event(), threading.Event()
+
+    def long_write() -> None:
+        with store._write() as conn:
+            conn.execute("UPDATE memories SET importance = 0.9 WHERE id = ?", (ID1,))
+            inside.set()
+            release.wait(30)
+
+    writer = threading.Thread(target=long_write)
+    writer.start()
+    try:
+        assert inside.wait(30)
+
+        def recall_twice() -> None:
+            store.touch([ID1], 200.0)
+            store.touch([ID1], 300.0)
+
+        toucher = threading.Thread(target=recall_twice)
+        toucher.start()
+        toucher.join(30)
+        assert not toucher.is_alive() and writer.is_alive()  # returned while the write was still open
+        assert store.get(ID1).access_count == 1  # type: ignore[union-attr]  # pending, not yet committed
+    finally:
+        release.set()
+        writer.join(30)
+    after = store.get(ID1)
+    assert after is not None
+    assert (after.access_count, after.last_accessed_at, after.importance) == (3, 300.0, 0.9)
+    store.close()
+
+
+def test_accesses_pending_when_a_write_fails_are_kept_for_the_next(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "r.db")
+    store.insert(record(ID1, "Deploys happen on Tuesdays"), [], audit("remember", ID1))
+    store._touches[ID1] = (50.0, 2)  # recorded while another thread was writing
+    try:
+        with store._write() as conn:
+            conn.execute("UPDATE memories SET importance = 0.9 WHERE id = ?", (ID1,))
+            raise RuntimeError("the write fails")
+    except RuntimeError:
+        pass
+    assert store.get(ID1).access_count == 0  # type: ignore[union-attr]  # rolled back with the write
+    store.close()  # ...and applied on close, not lost
+    reopened = SqliteStore(tmp_path / "r.db")
+    again = reopened.get(ID1)
+    assert again is not None
+    assert (again.access_count, again.last_accessed_at, again.importance) == (2, 50.0, 0.5)
+    reopened.close()

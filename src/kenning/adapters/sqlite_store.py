@@ -95,6 +95,10 @@ class SqliteStore:
         # one exits after seconds), and a connection outliving its thread is closed at the next open.
         self._readers: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {}
         self._readers_lock = threading.Lock()  # not the store's lock, which a long write holds
+        # Accesses a recall recorded while another thread held the write lock: id -> (latest time,
+        # count). The next write applies them in its own transaction; a recall never waits for one.
+        self._touches: dict[str, tuple[float, int]] = {}
+        self._touches_lock = threading.Lock()
         self._closed = False
         self._conn = self._connect()
         self.schema_version = self._retrying(lambda: migrate(self._conn))
@@ -147,22 +151,66 @@ class SqliteStore:
             self._retrying(lambda: self._conn.execute("BEGIN IMMEDIATE"))
             outer = getattr(self._local, "writing", False)
             self._local.writing = True
+            # Accesses recorded while the lock was held land first, so that this write's own checks
+            # (a state change's expected access count) see them.
+            applied: dict[str, tuple[float, int]] = {}
             try:
+                applied.update(self._apply_touches(self._conn))
                 yield self._conn
+                applied.update(self._apply_touches(self._conn))
             except BaseException:
                 self._conn.execute("ROLLBACK")
+                self._keep_touches(applied)
                 raise
             else:
                 try:
                     self._conn.execute("COMMIT")
                 except sqlite3.Error:
                     self._conn.execute("ROLLBACK")
+                    self._keep_touches(applied)
                     raise
                 if self._words_removed:
                     self._scrub(sorted(self._words_removed))
             finally:
                 self._local.writing = outer
                 self._words_removed = set()
+        if not outer and not getattr(self._local, "settling", False):
+            try:
+                self._settle_touches()  # those recorded after this write took its last ones
+            except (BackendUnavailable, sqlite3.Error) as exc:  # this write is committed: say so
+                logger.warning("access statistics left for the next write: %s", exc)
+
+    def _apply_touches(self, conn: sqlite3.Connection) -> dict[str, tuple[float, int]]:
+        """Apply the pending accesses inside the open write; returns them, to keep if it rolls back."""
+        with self._touches_lock:
+            taken, self._touches = self._touches, {}
+        try:
+            conn.executemany(
+                "UPDATE memories SET last_accessed_at = ?, access_count = access_count + ? WHERE id = ?",
+                [(at, count, memory_id) for memory_id, (at, count) in taken.items()],
+            )
+        except BaseException:
+            self._keep_touches(taken)
+            raise
+        return taken
+
+    def _keep_touches(self, taken: dict[str, tuple[float, int]]) -> None:
+        with self._touches_lock:
+            for memory_id, (at, count) in taken.items():
+                later = self._touches.get(memory_id)
+                self._touches[memory_id] = (later[0], later[1] + count) if later else (at, count)
+
+    def _settle_touches(self) -> None:
+        """Apply pending accesses now, unless another thread holds the write lock: its write applies
+        them before it commits, and settles again after it lets go."""
+        while self._touches and not self._closed and self._lock.acquire(blocking=False):
+            self._local.settling = True
+            try:
+                with self._write():
+                    pass
+            finally:
+                self._local.settling = False
+                self._lock.release()
 
     def _scrub(self, tables: list[str]) -> None:
         """After words were removed on request (a purge, new content): merge the full-text segments so
@@ -384,15 +432,16 @@ class SqliteStore:
         return tables
 
     def touch(self, memory_ids: Iterable[str], at: float) -> None:
+        """Recorded now when no other thread is writing; otherwise left for that write to apply, so
+        that a recall never queues behind other agents' writes for its access statistics."""
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE memories SET last_accessed_at = ?, access_count = access_count + 1 "
-                f"WHERE id IN ({', '.join('?' * len(ids))})",
-                (at, *ids),
-            )
+        with self._touches_lock:
+            for memory_id in ids:
+                earlier = self._touches.get(memory_id)
+                self._touches[memory_id] = (at, earlier[1] + 1 if earlier else 1)
+        self._settle_touches()
 
     def _index(self, conn: sqlite3.Connection, seq: int, record: MemoryRecord) -> None:
         conn.executemany("INSERT INTO memory_tags (seq, tag) VALUES (?, ?)", [(seq, t) for t in record.tags])
@@ -1209,6 +1258,10 @@ class SqliteStore:
         return [str(r[0]) for r in rows if str(r[0]) != "ok"]
 
     def close(self) -> None:
+        with self._lock:
+            if self._touches and not self._closed:
+                with self._write():
+                    pass  # the accesses still pending
         with self._lock, self._readers_lock:
             self._closed = True
             for _, reader in self._readers.values():
