@@ -114,7 +114,9 @@ class MemoryStore(Protocol):
     def find_by_hash(self, namespace: str, content_hash: str) -> MemoryRecord | None: ...
 
     def touch(self, memory_ids: Iterable[str], at: float) -> None:
-        """Record an access: last_accessed_at and access_count; never changes `version`."""
+        """Record an access: last_accessed_at and access_count; never changes `version`. It need not
+        wait for another caller's write in progress: it may land with that write, before it commits
+        (and then before any check that write makes), but is never lost while the store is open."""
         ...
 
     def search_words(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
