@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -15,13 +17,14 @@ from records import audit, record
 ID1, ID2 = "01J0000000000000000000000A", "01J0000000000000000000000B"
 
 
-def test_a_read_is_not_held_up_by_a_write_in_progress(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "r.db")
-    store.insert(record(ID1, "Deploys happen on Tuesdays"), [], audit("remember", ID1))
+@contextmanager
+def _write_in_progress(store: SqliteStore) -> Iterator[threading.Thread]:
+    """Another thread's write (ID1's importance to 0.9), held open until the block ends, as a big one
+    takes its time; yields that thread."""
     inside, release = threading.Event(), threading.Event()
 
     def long_write() -> None:
-        with store._write() as conn:  # a write that takes its time, as a big one does
+        with store._write() as conn:
             conn.execute("UPDATE memories SET importance = 0.9 WHERE id = ?", (ID1,))
             inside.set()
             release.wait(30)
@@ -30,15 +33,22 @@ def test_a_read_is_not_held_up_by_a_write_in_progress(tmp_path: Path) -> None:
     writer.start()
     try:
         assert inside.wait(30)
+        yield writer
+    finally:
+        release.set()
+        writer.join(30)
+
+
+def test_a_read_is_not_held_up_by_a_write_in_progress(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "r.db")
+    store.insert(record(ID1, "Deploys happen on Tuesdays"), [], audit("remember", ID1))
+    with _write_in_progress(store) as writer:
         seen: list[float] = []
         reader = threading.Thread(target=lambda: seen.append(store.get(ID1).importance))  # type: ignore[union-attr]
         reader.start()
         reader.join(30)
         assert not reader.is_alive() and writer.is_alive()  # answered while the write was still open
         assert seen == [0.5]  # the committed state: the open write is not visible yet
-    finally:
-        release.set()
-        writer.join(30)
     after = store.get(ID1)
     assert after is not None and after.importance == 0.9  # and every later read sees it
     store.close()
@@ -164,31 +174,17 @@ def test_a_recalls_access_waits_for_no_write_and_lands_with_it(tmp_path: Path) -
     store.insert(record(ID1, "Deploys happen on Tuesdays"), [], audit("remember", ID1))
     store.touch([ID1], 100.0)  # no write in progress: recorded at once
     assert store.get(ID1).access_count == 1  # type: ignore[union-attr]
-    inside, release = threading.Event(), threading.Event()
 
-    def long_write() -> None:
-        with store._write() as conn:
-            conn.execute("UPDATE memories SET importance = 0.9 WHERE id = ?", (ID1,))
-            inside.set()
-            release.wait(30)
+    def recall_twice() -> None:
+        store.touch([ID1], 200.0)
+        store.touch([ID1], 300.0)
 
-    writer = threading.Thread(target=long_write)
-    writer.start()
-    try:
-        assert inside.wait(30)
-
-        def recall_twice() -> None:
-            store.touch([ID1], 200.0)
-            store.touch([ID1], 300.0)
-
+    with _write_in_progress(store) as writer:
         toucher = threading.Thread(target=recall_twice)
         toucher.start()
         toucher.join(30)
         assert not toucher.is_alive() and writer.is_alive()  # returned while the write was still open
         assert store.get(ID1).access_count == 1  # type: ignore[union-attr]  # pending, not yet committed
-    finally:
-        release.set()
-        writer.join(30)
     after = store.get(ID1)
     assert after is not None
     assert (after.access_count, after.last_accessed_at, after.importance) == (3, 300.0, 0.9)
