@@ -184,6 +184,8 @@ class SqliteStore:
         """Apply the pending accesses inside the open write; returns them, to keep if it rolls back."""
         with self._touches_lock:
             taken, self._touches = self._touches, {}
+        if not taken:
+            return taken  # the usual case: every write passes here twice
         try:
             conn.executemany(
                 "UPDATE memories SET last_accessed_at = ?, access_count = access_count + ? WHERE id = ?",
@@ -1259,9 +1261,7 @@ class SqliteStore:
 
     def close(self) -> None:
         with self._lock:
-            if self._touches and not self._closed:
-                with self._write():
-                    pass  # the accesses still pending
+            self._settle_touches()  # the accesses still pending (this thread holds the lock: never skipped)
         with self._lock, self._readers_lock:
             self._closed = True
             for _, reader in self._readers.values():
