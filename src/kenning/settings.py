@@ -79,6 +79,14 @@ class EmbeddingSettings(_Section):
         description="Local model copies per kind (query, passage) that calls may use at once; one "
         "more is loaded only when every copy is busy (default: one per core, at most 4).",
     )
+    write_niceness: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description="CPU priority given up by the threads that embed what is written (Linux niceness; "
+        "0: none): on a busy server a recall's query embedding gets a core first, on an idle one "
+        "nothing changes.",
+    )
     query_cache: int = Field(
         default=1024,
         ge=0,

@@ -1,12 +1,19 @@
-"""The gate keeps recent query vectors: asking the same again embeds nothing."""
+"""The gate keeps recent query vectors (asking the same again embeds nothing) and embeds what is
+written where the composition root says."""
 
 from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
 
 from fakes import HashingEmbedder
+from kenning.ports.embedder import Vector
 from kenning.services.embedding import EmbeddingGate
+from kenning.services.stages import stage, watching
 
 
 def test_a_repeated_query_is_embedded_once() -> None:
@@ -52,3 +59,40 @@ def test_one_asker_never_gets_another_askers_cached_query() -> None:
     assert model.calls == 2
     gate.query("who is being let go in March", asker="alice")
     assert model.calls == 2
+
+
+class _BusyEmbedder(HashingEmbedder):
+    """Burns some CPU a passage call and notes the thread it ran on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+
+    def embed_passages(self, texts: Sequence[str]) -> Vector:
+        self.threads.append(threading.get_ident())
+        started = time.thread_time()
+        while time.thread_time() - started < 0.02:
+            pass
+        return super().embed_passages(texts)
+
+
+def _on_a_thread_of_its_own(work: Callable[[], Vector]) -> Vector:
+    out: list[Vector] = []
+    worker = threading.Thread(target=lambda: out.append(work()))
+    worker.start()
+    worker.join()
+    return out[0]
+
+
+def test_what_is_written_is_embedded_where_the_runner_says_and_its_cpu_is_the_callers() -> None:
+    """The embedding of a write moves to other threads (lower priority): the caller's stage log must
+    still count its CPU time, or the server's CPU a call would be under-reported."""
+    model = _BusyEmbedder()
+    gate = EmbeddingGate(lambda: model, configured="test", passages_on=_on_a_thread_of_its_own)
+    with watching() as tally, stage("embed"):
+        embedded = gate.passages(["billing listens on port 8443"])
+    assert embedded is not None and embedded[1].shape == (1, 128)
+    assert model.threads and model.threads[0] != threading.get_ident()
+    assert tally.as_ms()["embed"]["cpu_ms"] >= 20.0
+    query = gate.query("which port does billing use")  # queries are embedded by the caller itself
+    assert query is not None and len(model.threads) == 1

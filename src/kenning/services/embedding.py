@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from kenning.core.errors import KenningError
 from kenning.ports.embedder import Embedder, Vector
+from kenning.services.stages import credit
 
 logger = logging.getLogger(__name__)
 
@@ -20,14 +24,26 @@ KEYWORD_ONLY = "keyword_only"
 # recall turn it off.
 QUERY_CACHE_SIZE = 1024
 
+T = TypeVar("T")
+# Runs work elsewhere and waits for it: the composition root passes threads of a lower CPU priority
+# for the embedding of what is written, so that on a busy server a recall's query embedding gets a
+# core first (a write can wait some milliseconds; the agent asking cannot).
+Runner = Callable[[Callable[[], T]], T]
+
 
 class EmbeddingGate:
     """Builds the embedder on first use; remembers a failure so every response can report it."""
 
     def __init__(
-        self, factory: Callable[[], Embedder] | None, *, configured: str, query_cache: int = QUERY_CACHE_SIZE
+        self,
+        factory: Callable[[], Embedder] | None,
+        *,
+        configured: str,
+        query_cache: int = QUERY_CACHE_SIZE,
+        passages_on: Runner[Vector] | None = None,
     ) -> None:
         self._factory = factory
+        self._passages_on = passages_on
         self._query_cache = query_cache
         self.configured = configured
         self._embedder: Embedder | None = None
@@ -72,7 +88,18 @@ class EmbeddingGate:
         embedder = self.embedder()
         if embedder is None:
             return None
-        return embedder.model_id, embedder.embed_passages(texts)
+        if self._passages_on is None:
+            return embedder.model_id, embedder.embed_passages(texts)
+        context = contextvars.copy_context()
+
+        def embed() -> Vector:
+            started = time.thread_time()
+            try:
+                return embedder.embed_passages(texts)
+            finally:
+                credit(time.thread_time() - started)  # the caller's call, in its stage log
+
+        return embedder.model_id, self._passages_on(lambda: context.run(embed))
 
     def query(self, text: str, *, asker: str = "") -> tuple[str, Vector] | None:
         """(model id, the query's vector), or None when keyword-only; the vector of a query this

@@ -1,8 +1,9 @@
 """Where a call's time goes: named stages, timed only while someone is watching (a bench).
 
 `with stage("embed"):` costs one context-variable read when no one watches. Inside `watching()`,
-each stage adds its wall time and the CPU time of the thread that ran it to the watcher's tally;
-a stage inside another is counted in both (the outer one's time includes it)."""
+each stage adds its wall time and the CPU time of the thread that ran it to the watcher's tally,
+with what other threads spent on the call meanwhile (`credit`: work handed to a pool); a stage
+inside another is counted in both (the outer one's time includes it)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ class Tally:
     wall: dict[str, float] = field(default_factory=dict)
     cpu: dict[str, float] = field(default_factory=dict)
     count: dict[str, int] = field(default_factory=dict)
+    lent: float = 0.0  # CPU seconds other threads spent working for this call
+
+    def cpu_mark(self) -> float:
+        """This thread's CPU time plus what other threads spent for the call: the difference of two
+        marks is what a stretch of the call cost."""
+        return time.thread_time() + self.lent
 
     def add(self, name: str, wall: float, cpu: float) -> None:
         self.wall[name] = self.wall.get(name, 0.0) + wall
@@ -56,13 +63,21 @@ class stage:  # noqa: N801 - used as a statement: `with stage("embed"):`
         self._tally = _watcher.get()
         if self._tally is not None:
             self._wall = time.perf_counter()
-            self._cpu = time.thread_time()
+            self._cpu = self._tally.cpu_mark()
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._tally is not None:
-            self._tally.add(self._name, time.perf_counter() - self._wall, time.thread_time() - self._cpu)
+            self._tally.add(self._name, time.perf_counter() - self._wall, self._tally.cpu_mark() - self._cpu)
+
+
+def credit(cpu: float) -> None:
+    """Count `cpu` seconds that another thread spent working for the watched call as the call's own
+    (run inside the call's context, e.g. `contextvars.copy_context().run`)."""
+    tally = _watcher.get()
+    if tally is not None:
+        tally.lent += cpu
 
 
 @contextmanager
