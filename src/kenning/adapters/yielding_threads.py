@@ -43,7 +43,6 @@ class YieldingThreads:
     def __init__(self, workers: int, niceness: int, *, name: str) -> None:
         if not 0 <= niceness <= NICENESS_MAX:
             raise ValueError(f"niceness must be 0..{NICENESS_MAX}, not {niceness}")
-        self.niceness = niceness
         self._pool = ThreadPoolExecutor(
             max_workers=max(1, workers),
             thread_name_prefix=name,
