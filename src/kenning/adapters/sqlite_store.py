@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,7 +41,7 @@ from kenning.adapters.sqlite_text_index import (
     shadow_tables,
     table_name,
 )
-from kenning.adapters.vector_matrix import VectorMatrix, VectorRow
+from kenning.adapters.vector_matrix import MatrixView, NewRows, VectorMatrices, VectorRow
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState, Restatement
@@ -85,8 +85,7 @@ class SqliteStore:
                 raise BackendUnavailable(f"cannot create the directory for {self.path}: {exc}") from exc
         self._write_retries = write_retries
         self._lock = threading.RLock()
-        self._matrices: dict[str, VectorMatrix] = {}
-        self._matrix_lock = threading.Lock()  # taken after the store's lock, never before it
+        self._matrices = VectorMatrices()  # their lock is taken after the store's, never before it
         self._texts = TextIndexes()
         self._words_removed: set[str] = set()  # text tables a write removed words from; see _scrub
         self._busy_timeout_s = busy_timeout_s
@@ -990,15 +989,7 @@ class SqliteStore:
             where, params = filter_sql(filters)
             rows = self._read(f"SELECT m.seq FROM memories m WHERE {where}", params)
             allowed = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
-        # A read needs only the matrices' own lock, not the store's, which every write holds: a search
-        # must not wait for another agent's write to commit. Every kind is brought up to date from
-        # one snapshot, in one hold of the lock, and searched after letting go of it.
-        reader = self._reader()
-        with nullcontext() if reader is not None else self._lock, self._matrix_lock:
-            matrices = self._refresh_matrices(
-                self._conn if reader is None else reader, models, int(vector.shape[0])
-            )
-            views = {model: matrix.view() for model, matrix in matrices.items()}
+        views = self._matrix_views(models, int(vector.shape[0]))
         return {
             model: view.search(
                 vector,
@@ -1011,33 +1002,46 @@ class SqliteStore:
             for model, view in views.items()
         }
 
-    def _refresh_matrices(
+    def _matrix_views(self, models: Sequence[str], dim: int) -> dict[str, MatrixView]:
+        """Views of the models' matrices, up to date. The new rows are read from this thread's own
+        snapshot holding no lock, so a search waits neither for another agent's write to commit nor
+        for another search's reading; only taking the rows in holds the matrices' lock."""
+        reader = self._reader()
+        if reader is None:  # inside a write, or in memory: the store's one connection
+            with self._lock, self._matrices.lock:
+                views = self._matrices.merge(*self._new_vector_rows(self._conn, models, dim))
+        else:
+            views = self._matrices.merge(*self._new_vector_rows(reader, models, dim))
+            if views is None:  # the matrices were dropped while this thread read: read again, holding them
+                with self._matrices.lock:
+                    views = self._matrices.merge(*self._new_vector_rows(reader, models, dim))
+        if views is None:
+            raise ContractBroken("the vector matrices changed while their lock was held")
+        return views
+
+    def _new_vector_rows(
         self, conn: sqlite3.Connection, models: Sequence[str], dim: int
-    ) -> dict[str, VectorMatrix]:
-        """The models' matrices brought up to date from `conn` (the thread's reader, or the store's
-        own connection inside a write), all from one snapshot; the caller holds the matrices' lock."""
+    ) -> tuple[int, int, dict[str, NewRows]]:
+        """The vector epoch and each model's rows that its matrix lacks, all from one snapshot of
+        `conn` (the thread's reader, or the store's own connection inside a write)."""
         own = conn is self._conn
-        if not own:  # the epoch and the new rows from one snapshot
+        if not own:
             self._retrying(lambda: conn.execute("BEGIN"))
         try:
             epoch = int(conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0])
-            matrices: dict[str, VectorMatrix] = {}
+            fresh: dict[str, NewRows] = {}
             for model in dict.fromkeys(models):
-                matrix = self._matrices.get(model)
-                if matrix is None or matrix.epoch != epoch or matrix.dim != dim:
-                    matrix = VectorMatrix(dim=dim, epoch=epoch)
-                    self._matrices[model] = matrix
+                since = self._matrices.since(model, epoch, dim)
                 rows = conn.execute(
                     "SELECT v.vseq, v.seq, m.id, m.namespace, m.state, v.dim, v.vec FROM vectors v "
                     "JOIN memories m ON m.seq = v.seq WHERE v.model = ? AND v.vseq > ? ORDER BY v.vseq",
-                    (model, matrix.last_vseq),
+                    (model, since),
                 ).fetchall()
-                matrix.append([_vector_row(model, dim, row) for row in rows])
-                matrices[model] = matrix
+                fresh[model] = NewRows(since, [_vector_row(model, dim, row) for row in rows])
         finally:
             if not own:
                 conn.execute("COMMIT")
-        return matrices
+        return epoch, dim, fresh
 
     # -- status ---------------------------------------------------------------------------------
 
@@ -1242,8 +1246,7 @@ class SqliteStore:
                     self._conn.execute("SELECT value FROM meta WHERE key = 'vector_epoch'").fetchone()[0]
                 )
                 original.backup(self._conn)
-                with self._matrix_lock:
-                    self._matrices.clear()
+                self._matrices.clear()
                 # Other processes cache vectors by epoch: a restored (older) epoch must not look current.
                 self._conn.execute(
                     "UPDATE meta SET value = max(value, ?) + 1 WHERE key = 'vector_epoch'", (before,)

@@ -7,7 +7,8 @@ when a row changes or disappears. At 10k × 384 a full scan is one small matrix-
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -96,6 +97,70 @@ class VectorMatrix:
             row_of=self._row_of,
             namespaces=self._namespaces,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class NewRows:
+    """What a reader found of one model's rows from its snapshot: those past `since`, or every row
+    when `since` is 0."""
+
+    since: int
+    rows: list[VectorRow]
+
+
+class VectorMatrices:
+    """The matrices of every model, brought up to date by readers that do their reading unlocked.
+
+    A reader asks `since` where each model's rows are new, reads them from its own snapshot, and
+    hands them to `merge`, which alone holds the lock: a slow read holds up no other search. The
+    store's vector epoch only grows, and every change other than an added row raises it, so a matrix
+    is only ever replaced by one of a later epoch, and rows read at the matrix's own epoch join up
+    with it past its last row. `lock` is reentrant: a caller holding it may read and merge too, and
+    then no other reader can have changed anything in between."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._matrices: dict[str, VectorMatrix] = {}
+
+    def since(self, model: str, epoch: int, dim: int) -> int:
+        """Where a reader whose snapshot is at `epoch` starts reading `model`'s rows: past the
+        matrix's last row if the matrix is of that epoch, else from the start."""
+        matrix = self._matrices.get(model)
+        if matrix is None or matrix.epoch != epoch or matrix.dim != dim:
+            return 0
+        return matrix.last_vseq
+
+    def merge(self, epoch: int, dim: int, fresh: Mapping[str, NewRows]) -> dict[str, MatrixView] | None:
+        """A view of each model in `fresh` with the reader's rows taken in; None when some rows do
+        not join up with the matrix there is now (it was dropped meanwhile): read them again."""
+        built = {  # a whole matrix is built before taking the lock, in case it is the one to keep
+            model: _built(dim, epoch, new.rows) for model, new in fresh.items() if new.since == 0
+        }
+        views: dict[str, MatrixView] = {}
+        with self.lock:
+            for model, new in fresh.items():
+                matrix = self._matrices.get(model)
+                if matrix is None or matrix.dim != dim or matrix.epoch < epoch:
+                    if model not in built:
+                        return None
+                    matrix = self._matrices[model] = built[model]
+                elif matrix.epoch == epoch:
+                    if matrix.last_vseq < new.since:
+                        return None
+                    matrix.append([row for row in new.rows if row.vseq > matrix.last_vseq])
+                # else: the matrix is of a later snapshot than the reader's; it answers as it is
+                views[model] = matrix.view()
+        return views
+
+    def clear(self) -> None:
+        with self.lock:
+            self._matrices.clear()
+
+
+def _built(dim: int, epoch: int, rows: list[VectorRow]) -> VectorMatrix:
+    matrix = VectorMatrix(dim=dim, epoch=epoch)
+    matrix.append(rows)
+    return matrix
 
 
 @dataclass(frozen=True, slots=True)
