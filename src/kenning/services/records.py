@@ -158,7 +158,7 @@ def update(
         raise InvalidInput(
             "id", f"memory {current.id} is quarantined; release or delete it with review first"
         )
-    from kenning.services.screening import Screening, judge_embedded, redact_value
+    from kenning.services.screening import Screening, judge_embedded, redact_value, to_unmask
 
     # What an update carries goes through the same redaction as a new memory, before validation.
     secrets = Screening()
@@ -243,15 +243,17 @@ def update(
                 f"memory {twin.id} already has this content; update that one or forget this one",
                 existing_id=twin.id,
             )
+        views = to_unmask([updated.content])
         try:
-            embedded = deps.embeddings.passages([updated.content])
+            embedded = deps.embeddings.passages([updated.content, *(view for _, view in views)])
         except BackendUnavailable as exc:
             embedded = None
             degraded = [*degraded, f"not_embedded: {exc.message}"]
         if embedded is not None:
             vector = StoredVector(model=embedded[0], values=embedded[1][0])
             learned = Screening()
-            judge_embedded(learned, embedded[0], embedded[1][0], updated.content)
+            view = (embedded[1][1], views[0][1]) if views else None
+            judge_embedded(learned, embedded[0], embedded[1][0], updated.content, view)
             if learned.action(deps.screening) == "quarantined":
                 raise InvalidInput("content", _READS_AS_INSTRUCTIONS)
             if learned.degraded:

@@ -37,7 +37,7 @@ from kenning.services.consistency import Assessment, assess, conflict_evidence, 
 from kenning.services.deps import Caller, Deps
 from kenning.services.provenance import cap_trust, check_may_supersede, may_replace, owns
 from kenning.services.records import changeable, check_id, close_conflict
-from kenning.services.screening import Screening, flag_draft, judge_embedded, redact_draft
+from kenning.services.screening import Screening, flag_draft, judge_embedded, redact_draft, to_unmask
 from kenning.services.stages import stage
 
 logger = logging.getLogger(__name__)
@@ -151,6 +151,9 @@ def remember_many(
     extra = threads.contexts + threads.windows
     embedded: tuple[str, Vector] | None = None
     embed_failure: list[str] = []
+    # What a write hides (an encoded or spaced-out text) is embedded too, for the learned signal; a
+    # write the rules flagged already needs no second judgement.
+    views = to_unmask([clean[i].content if not screens[i].flags else "" for i in fresh])
     if fresh:
         try:
             with stage("embed"):
@@ -158,6 +161,7 @@ def remember_many(
                     [clean[i].content for i in fresh]
                     + [text for _, text in extra]
                     + [text for _, text in threads.stored_windows]
+                    + [view for _, view in views]
                 )
         except BackendUnavailable as exc:
             # The write must not fail because the embedder did: store it keyword-searchable, say so.
@@ -168,10 +172,14 @@ def remember_many(
     vectors: list[list[StoredVector]] = [[] for _ in fresh]
     if embedded is not None:
         model, matrix = embedded
+        first_view = len(fresh) + len(extra) + len(threads.stored_windows)
+        unmasked = {position: (matrix[first_view + k], view) for k, (position, view) in enumerate(views)}
         for position, index in enumerate(fresh):
             vectors[position].append(StoredVector(model=model, values=matrix[position]))
             # The learned screening signal reads the embedding every write computes anyway.
-            judge_embedded(screens[index], model, matrix[position], clean[index].content)
+            judge_embedded(
+                screens[index], model, matrix[position], clean[index].content, unmasked.get(position)
+            )
         degraded += sorted({s.degraded for s in screens if s.degraded})
         for offset, (position, _) in enumerate(extra):
             kind = context_model(model) if offset < len(threads.contexts) else window_model(model)

@@ -11,6 +11,7 @@ screening is rules-only and says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 
 from kenning.core.screening import Flag, inspect, prepare
 from kenning.core.secrets import redact, redact_label
+from kenning.core.unmask import unmasked
 from kenning.core.validation import MemoryDraft
 from kenning.services.screening_model import RULES_ONLY, learned_screen
 
@@ -92,15 +94,31 @@ def flag_draft(draft: MemoryDraft, screening: Screening) -> None:
     screening.flags = inspect(readable)
 
 
-def judge_embedded(screening: Screening, model: str, vector: np.ndarray, text: str) -> None:
+def to_unmask(texts: Sequence[str]) -> list[tuple[int, str]]:
+    """(index, what it says unmasked) for each of `texts` that hides something (core/unmask): the
+    learned signal judges that view too, from an embedding of its own; an ordinary text needs none."""
+    return [(index, view) for index, text in enumerate(texts) if (view := unmasked(text)) is not None]
+
+
+def judge_embedded(
+    screening: Screening,
+    model: str,
+    vector: np.ndarray,
+    text: str,
+    unmasked_view: tuple[np.ndarray, str] | None = None,
+) -> None:
     """Add the learned signal's flag when the rules found nothing; note when no classifier exists.
-    `vector` is the write's embedding of `text`, its content as stored."""
+    `vector` is the write's embedding of `text`, its content as stored; `unmasked_view` the embedding
+    and text of what `text` says with its disguises off (see `to_unmask`), judged too: the higher score
+    counts, since an encoded or spaced-out instruction means nothing to a model reading it as written."""
     head = learned_screen(model)
     if head is None:
         screening.degraded = f"{RULES_ONLY}: no screening classifier for embedding model {model!r}"
         return
     if not screening.flags:
         score = head.score(vector, text)
+        if unmasked_view is not None:
+            score = max(score, head.score(*unmasked_view))
         if score >= head.threshold:
             excerpt = (
                 f"classifier score {score:.2f} (flags from {head.threshold:.2f}, "
