@@ -10,7 +10,7 @@ from typing import Any
 from kenning.core.errors import BackendUnavailable, Forbidden, InsufficientScope, InvalidInput, KenningError
 from kenning.core.insights import Insight
 from kenning.core.query import RecallResult
-from kenning.core.records import Conflict, Edge, MemoryRecord
+from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord
 from kenning.core.validation import MemoryDraft
 from kenning.ports.tokens import TokenRecord, TokenStore
 from kenning.services import consistency, maintenance, principals, records
@@ -106,6 +106,10 @@ class Kenning:
     def review(self, caller: Caller, memory_id: str, decision: str) -> MemoryRecord | None:
         require(caller, "review")
         return records.review(self.deps, caller, memory_id, decision)
+
+    def audit(self, caller: Caller, memory_id: str, limit: int = 100) -> list[AuditEntry]:
+        require(caller, "get")
+        return records.audit(self.deps, caller, memory_id, limit)
 
     def chain(self, caller: Caller, memory_id: str) -> consistency.Chain:
         require(caller, "chain")

@@ -50,6 +50,12 @@ def get(deps: Deps, caller: Caller, memory_id: str) -> MemoryRecord:
     return readable(caller, deps.store.get(check_id(memory_id)), memory_id)
 
 
+def audit(deps: Deps, caller: Caller, memory_id: str, limit: int = 100) -> list[AuditEntry]:
+    """The newest entries of a readable memory's audit log (who did what to it, when and why)."""
+    record = get(deps, caller, memory_id)
+    return sorted(deps.store.audit_log(record.id), key=lambda entry: entry.at, reverse=True)[:limit]
+
+
 def readable(caller: Caller, record: MemoryRecord | None, memory_id: str, field: str = "id") -> MemoryRecord:
     """The record, if the caller reads its pool. A pool it cannot read holds nothing as far as it can
     tell: such a memory is reported exactly like a missing one, so existence does not leak."""
