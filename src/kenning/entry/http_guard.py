@@ -7,7 +7,9 @@ One ASGI middleware in front of REST, MCP and the docs, so no route can be mount
   doors read from the request scope; pools and scopes never come from arguments;
 - an MCP `tools/call` or `resources/read` the token's scopes cannot make gets 403 `insufficient_scope`
   before it runs (the application checks again below, for every door);
-- each principal has a rate and a number of requests in flight; past either, 429 with `Retry-After`.
+- each principal has a rate and a number of requests in flight; past either, 429 with `Retry-After`;
+- the dashboard's pages take the principal from its session cookie instead (the same token, kept
+  HttpOnly and SameSite=Strict); without one they pass with no principal, and the page asks to sign in.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/api/v1/openapi.json", "/api/v
 DOCS_ASSETS = "/api/v1/docs/assets/"  # the docs page's script and style sheet, public like the page
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _MAX_SESSIONS = 100_000
+SESSION_COOKIE = "kenning_session"  # the dashboard's: the signed-in principal's token
 BODY_TIMEOUT_S = 30.0  # a body must arrive within this; a slow one holds a connection, not the server
 
 
@@ -222,6 +225,7 @@ class Guard:
         metadata_path: str | None = None,
         public_url: str | None = None,
         shared_windows: SharedWindows | None = None,
+        dashboard: Callable[[str], bool] | None = None,
     ) -> None:
         self.app = app
         self.policy = policy
@@ -233,6 +237,7 @@ class Guard:
         self.clock = clock
         self.failures = FailedLogins(policy.failed_logins_per_minute)
         self.sessions: dict[str, str] = {}  # MCP session id -> the agent id of the principal that opened it
+        self.dashboard = dashboard  # which paths are the dashboard's pages (signed in by cookie)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":  # no route speaks it; none may open behind the guard's back
@@ -266,18 +271,15 @@ class Guard:
         if wait is not None:
             await _too_many(send, f"too many failed logins from {client}", wait)
             return
+        if self.dashboard is not None and self.dashboard(path) and "authorization" not in headers:
+            await self._page(scope, receive, send, headers, client)
+            return
         caller = await self._principal(scope, headers, send)
         if caller is None:
             self.failures.add(client, self.clock())
             return
-        try:
-            with anyio.fail_after(BODY_TIMEOUT_S):
-                body = await self._body(receive)
-        except _TooLarge:
-            await self._too_large(send)
-            return
-        except TimeoutError:
-            await _json_response(send, 408, "timeout", f"the body did not arrive within {BODY_TIMEOUT_S:g} s")
+        body = await self._read_body(receive, send)
+        if body is None:
             return
         session = headers.get("mcp-session-id")
         if session is not None and self.sessions.get(session, caller.agent_id) != caller.agent_id:
@@ -313,6 +315,39 @@ class Guard:
         finally:
             if not streaming:
                 self.limits.release(caller.agent_id)
+
+    async def _page(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str], client: str
+    ) -> None:
+        """A dashboard page: the principal, if any, from the session cookie; a page answered 401 (a
+        sign-in with a bad token, a session whose token was revoked) counts as a failed login."""
+        token = _cookie(headers.get("cookie", ""), SESSION_COOKIE)
+        caller = None
+        if token and looks_like_token(token, access_tokens=self.metadata_path is not None):
+            try:
+                caller = await anyio.to_thread.run_sync(self.authenticate, token)
+            except KenningError:
+                caller = None
+        who = caller.agent_id if caller is not None else None
+        if who is not None:
+            wait = self.limits.admit(who, self.clock())
+            if wait is not None:
+                await _too_many(send, f"principal {who!r} is over its request limit", wait)
+                return
+            scope.setdefault("state", {})[CALLER_KEY] = caller
+
+        async def noting_failures(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                self.failures.add(client, self.clock())
+            await send(message)
+
+        try:
+            body = await self._read_body(receive, send)
+            if body is not None:
+                await self.app(scope, _replay(body, receive), noting_failures)
+        finally:
+            if who is not None:
+                self.limits.release(who)
 
     def _origin_allowed(self, origin: str) -> bool:
         """An origin on an allowed host (any port, http or https), or one configured in full."""
@@ -374,6 +409,17 @@ class Guard:
             await _json_response(send, 503, exc.code, exc.message, {"Retry-After": "1"})
         return None
 
+    async def _read_body(self, receive: Receive, send: Send) -> bytes | None:
+        """The whole body, or None once the answer is sent: 413 past the limit, 408 when too slow."""
+        try:
+            with anyio.fail_after(BODY_TIMEOUT_S):
+                return await self._body(receive)
+        except _TooLarge:
+            await self._too_large(send)
+        except TimeoutError:
+            await _json_response(send, 408, "timeout", f"the body did not arrive within {BODY_TIMEOUT_S:g} s")
+        return None
+
     async def _body(self, receive: Receive) -> bytes:
         chunks, size = [], 0
         while True:
@@ -406,6 +452,15 @@ def _replay(body: bytes, receive: Receive) -> Callable[[], Awaitable[Message]]:
         return await receive()
 
     return replayed
+
+
+def _cookie(header: str, name: str) -> str | None:
+    """One cookie's value from a Cookie header."""
+    for part in header.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value.strip('"') or None
+    return None
 
 
 def caller_of(scope: Any) -> Caller:
