@@ -27,6 +27,7 @@ from kenning.settings import load_settings
 class LiveServer:
     url: str
     app: Kenning
+    asgi: Any = None  # the guarded ASGI app being served
 
     def token(
         self,
@@ -58,8 +59,9 @@ def live_server(
     )
     app = build_kenning(settings)
     try:
-        with serving(build_http_app(app, settings), lifespan="on") as url:
-            yield LiveServer(url=url, app=app)
+        asgi = build_http_app(app, settings)
+        with serving(asgi, lifespan="on") as url:
+            yield LiveServer(url=url, app=app, asgi=asgi)
     finally:
         app.close()  # after the server has stopped
 

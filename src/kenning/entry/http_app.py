@@ -4,6 +4,7 @@
     /api/v1/docs          the OpenAPI docs page (Swagger UI from the package, no CDN)
     /mcp                  MCP over Streamable HTTP (official SDK)
     /healthz, /readyz     liveness; readiness (store reachable, model loaded), saying when degraded
+    /, /memories, ...     the dashboard (entry/dashboard), signed in with a token kept in a cookie
 
 Everything sits behind the guard (http_guard): Host and Origin, body size, bearer tokens, limits.
 The app's lifespan loads the model, checks the store, runs the MCP session manager and the background
@@ -26,6 +27,7 @@ from starlette.responses import JSONResponse
 
 from kenning import __version__
 from kenning.core.errors import InvalidInput
+from kenning.entry.dashboard import add_dashboard, is_page
 from kenning.entry.http_guard import DOCS_ASSETS, Guard, policy_for
 from kenning.entry.mcp_server import build_server, request_principal
 from kenning.entry.rest_api import PREFIX, add_routes
@@ -130,6 +132,7 @@ def build_http_app(
     )
     add_routes(api, server)
     _offline_docs(api)
+    add_dashboard(api, app, secure_cookie=(http.public_url or "").startswith("https://"))
 
     @api.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, Any]:
@@ -197,6 +200,7 @@ def build_http_app(
         metadata_path=METADATA_PATH if issuer is not None else None,
         public_url=http.public_url,
         shared_windows=shared,
+        dashboard=is_page,
     )
 
 
