@@ -105,3 +105,42 @@ def test_an_identity_provider_subject_is_not_the_local_agent_of_the_same_name(
     assert remote.namespace == "agent:idp:ci-bot" and local.namespace not in remote.readable
     with pytest.raises(InvalidInput, match="idp:"):
         issue(tokens, clock, TokenRequest(name="idp:ci-bot"))
+
+
+def test_an_admin_token_issues_only_tokens_that_reach_no_further_than_itself(
+    tokens: SqliteTokens, clock: ManualClock
+) -> None:
+    from kenning.core.errors import Forbidden, InsufficientScope
+    from kenning.services.deps import Caller
+    from kenning.services.principals import check_may_issue, check_may_manage, manageable
+
+    issue(tokens, clock, TokenRequest(name="gone", write_pool="agent:reused"))
+    issue(tokens, clock, TokenRequest(name="other", write_pool="finance"))
+    lead = Caller(
+        namespace="team",
+        agent_id="lead",
+        read_pools=("docs",),
+        scopes=frozenset({"read", "admin"}),
+        max_trust="agent_inferred",
+    )
+    existing = tokens.all()
+    check_may_issue(
+        lead, TokenRequest(name="bot", write_pool="team", read_pools=("docs",), scopes=("read",)), existing
+    )
+    check_may_issue(lead, TokenRequest(name="fresh", scopes=("read",)), existing)  # a new private pool
+    refused = [
+        TokenRequest(name="x", write_pool="finance", scopes=("read",)),  # a pool it does not write
+        TokenRequest(name="x", read_pools=("finance",), scopes=("read",)),  # one it does not read
+        TokenRequest(name="x", scopes=("read", "write")),  # a scope it lacks
+        TokenRequest(name="x", scopes=("read",), max_trust="user_stated"),  # more trust than its own
+        TokenRequest(name="reused", scopes=("read",)),  # the private pool of an earlier token
+    ]
+    for request in refused:
+        with pytest.raises(Forbidden):
+            check_may_issue(lead, request, existing)
+    with pytest.raises(InsufficientScope):
+        check_may_manage(
+            Caller(namespace="team", agent_id="bob", scopes=frozenset({"read"})), "listing tokens"
+        )
+    issue(tokens, clock, TokenRequest(name="teammate", write_pool="team"))
+    assert [t.name for t in manageable(lead, tokens.all())] == ["teammate"]

@@ -7,7 +7,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kenning.core.errors import BackendUnavailable, Forbidden, InsufficientScope, InvalidInput, KenningError
+from kenning.core.errors import (
+    BackendUnavailable,
+    Forbidden,
+    InsufficientScope,
+    InvalidInput,
+    KenningError,
+    NotFound,
+)
 from kenning.core.insights import Insight
 from kenning.core.query import RecallResult
 from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord
@@ -282,15 +289,18 @@ class Kenning:
         return None if self.deps.identity is None else self.deps.identity.issuer
 
     def issue_token(self, caller: Caller, request: principals.TokenRequest) -> tuple[str, TokenRecord]:
-        self._operator_only(caller, "issuing a token")
+        principals.check_may_manage(caller, "issuing a token")
+        principals.check_may_issue(caller, request, self._tokens().all())
         return principals.issue(self._tokens(), self.deps.clock, request)
 
     def list_tokens(self, caller: Caller) -> list[TokenRecord]:
-        self._operator_only(caller, "listing tokens")
-        return self._tokens().all()
+        principals.check_may_manage(caller, "listing tokens")
+        return principals.manageable(caller, self._tokens().all())
 
     def revoke_token(self, caller: Caller, name: str) -> TokenRecord:
-        self._operator_only(caller, "revoking a token")
+        principals.check_may_manage(caller, "revoking a token")
+        if not any(token.name == name for token in principals.manageable(caller, self._tokens().all())):
+            raise NotFound(f"no token named {name!r}")
         return principals.revoke(self._tokens(), self.deps.clock, name)
 
     def rotate_token(self, caller: Caller, name: str) -> tuple[str, TokenRecord]:

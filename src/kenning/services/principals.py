@@ -13,7 +13,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from kenning.core.errors import InvalidInput, NotFound, Unauthorized
+from kenning.core.errors import Forbidden, InsufficientScope, InvalidInput, NotFound, Unauthorized
+from kenning.core.records import TRUST_WEIGHT, Trust
 from kenning.core.validation import check_name, check_trust
 from kenning.ports.clock import Clock
 from kenning.ports.tokens import TokenRecord, TokenStore
@@ -76,6 +77,43 @@ def issue(tokens: TokenStore, clock: Clock, request: TokenRequest) -> tuple[str,
     )
     tokens.add(record)
     return token, record
+
+
+def check_may_manage(caller: Caller, what: str) -> None:
+    """Tokens are managed by the operator (the `kenning token` command), or by a principal with the admin
+    scope within its own reach (see `check_may_issue` and `manageable`)."""
+    if caller.operator:
+        return
+    if "admin" not in caller.scopes:
+        raise InsufficientScope("admin", what)
+
+
+def check_may_issue(caller: Caller, request: TokenRequest, existing: list[TokenRecord]) -> None:
+    """A principal that is not the operator issues only a token that reaches no further than itself:
+    it writes the principal's own pool, or a new private pool of its own name that no token ever
+    wrote; it reads only pools the principal reads, and has no scope or trust the principal lacks."""
+    if caller.operator:
+        return
+    if request.write_pool is not None and request.write_pool != caller.namespace:
+        raise Forbidden(f"a token you issue writes your own pool {caller.namespace!r} or a new private one")
+    if request.write_pool is None:
+        private = f"agent:{request.name}"
+        if any(token.write_pool == private or private in token.read_pools for token in existing):
+            raise Forbidden(f"pool {private!r} was another token's: only the operator may issue one for it")
+    outside = [pool for pool in request.read_pools if pool not in caller.readable]
+    if outside:
+        raise Forbidden(f"read_pools: you do not read {', '.join(outside)}")
+    extra = [scope for scope in request.scopes if scope not in caller.scopes]
+    if extra:
+        raise Forbidden(f"scopes: you do not hold {', '.join(extra)}")
+    if TRUST_WEIGHT[check_trust(request.max_trust)] > TRUST_WEIGHT[Trust(caller.max_trust)]:
+        raise Forbidden(f"max_trust: you may claim at most {caller.max_trust!r}")
+
+
+def manageable(caller: Caller, tokens: list[TokenRecord]) -> list[TokenRecord]:
+    """The tokens a principal may see and revoke: every one for the operator, otherwise those that
+    write a pool it reads (whose writes it sees anyway)."""
+    return tokens if caller.operator else [t for t in tokens if t.write_pool in caller.readable]
 
 
 _JWT = re.compile(r"[A-Za-z0-9_-]{2,4000}\.[A-Za-z0-9_-]{2,8000}\.[A-Za-z0-9_-]{2,2000}")
