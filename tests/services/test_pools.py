@@ -56,3 +56,15 @@ def test_each_operation_needs_its_scope(app: Kenning) -> None:
     with pytest.raises(InsufficientScope, match="'admin'"):
         app.forget(writer, stored.id, mode="purge", confirm=True)
     assert app.get(reader, stored.id).id == stored.id
+
+
+def test_a_recall_can_keep_to_some_of_the_pools_it_reads_and_to_no_other(app: Kenning) -> None:
+    from kenning.core.errors import InvalidInput
+
+    team = app.remember(WRITER, MemoryDraft(content="Releases are cut on Mondays")).record
+    own = app.remember(READER, MemoryDraft(content="Bob cuts his sandbox releases on Mondays")).record
+    every = {hit.record.id for hit in app.recall(READER, RecallRequest(limit=10)).hits}
+    only_team = {hit.record.id for hit in app.recall(READER, RecallRequest(limit=10, pools=("team",))).hits}
+    assert {team.id, own.id} <= every and only_team == {team.id}
+    with pytest.raises(InvalidInput, match="pools"):
+        app.recall(STRANGER, RecallRequest(limit=10, pools=("team",)))

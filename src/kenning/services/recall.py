@@ -131,6 +131,7 @@ class RecallRequest:
     since: float | None = None
     until: float | None = None
     min_trust: str | None = None
+    pools: Sequence[str] = ()  # only these of the pools the caller reads (empty: all of them)
     touch: bool = True
 
 
@@ -148,9 +149,15 @@ def build_filters(caller: Caller, request: RecallRequest, aliases: AliasDictiona
     until = check_timestamp(request.until, "until")
     if since is not None and until is not None and until <= since:
         raise InvalidInput("until", "must be later than since")
+    pools = caller.readable
+    if request.pools:
+        unread = [pool for pool in request.pools if pool not in caller.readable]
+        if unread:
+            raise InvalidInput("pools", f"names {', '.join(unread)}, which this principal does not read")
+        pools = tuple(dict.fromkeys(request.pools))
     return Filters(
-        namespace=caller.namespace,
-        also_pools=caller.read_pools,
+        namespace=pools[0],
+        also_pools=pools[1:],
         states=states,
         types=tuple(dict.fromkeys(types)),
         tags=tuple(check_tags(request.tags)),
