@@ -28,7 +28,7 @@ from kenning.services.records import MemoryPatch
 DRY = MaintenanceRequest(dry_run=True)
 ARCHIVE = MaintenanceRequest(dry_run=False)
 DELETE = MaintenanceRequest(dry_run=False, policy="delete")
-OPERATOR = replace(CALLER, operator=True)  # only an operator switches deletion on for a run
+OPERATOR = replace(CALLER, operator=True, console=True)  # only the operator switches deletion on for a run
 
 
 def _open(path: Path, clock: ManualClock, **deps: object) -> Kenning:

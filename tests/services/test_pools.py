@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kenning.core.errors import Forbidden, InsufficientScope, NotFound
@@ -68,3 +70,18 @@ def test_a_recall_can_keep_to_some_of_the_pools_it_reads_and_to_no_other(app: Ke
     assert {team.id, own.id} <= every and only_team == {team.id}
     with pytest.raises(InvalidInput, match="pools"):
         app.recall(STRANGER, RecallRequest(limit=10, pools=("team",)))
+
+
+def test_an_admin_of_a_pool_cannot_back_up_restore_or_switch_on_deletion(
+    app: Kenning, tmp_path: Path
+) -> None:
+    from kenning.core.errors import InvalidInput
+    from kenning.services.lifecycle import MaintenanceRequest
+
+    admin = Caller(namespace="team", agent_id="lead", operator=True)  # as a token with the admin scope
+    with pytest.raises(Forbidden):
+        app.backup(admin, tmp_path / "copy.db")
+    with pytest.raises(Forbidden):
+        app.restore(admin, tmp_path / "copy.db")
+    with pytest.raises(InvalidInput, match="deletion is off"):
+        app.maintain(admin, MaintenanceRequest(dry_run=False, policy="delete"))

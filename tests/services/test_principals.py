@@ -144,3 +144,18 @@ def test_an_admin_token_issues_only_tokens_that_reach_no_further_than_itself(
         )
     issue(tokens, clock, TokenRequest(name="teammate", write_pool="team"))
     assert [t.name for t in manageable(lead, tokens.all())] == ["teammate"]
+
+
+def test_an_admin_tokens_principal_is_no_console_operator(tokens: SqliteTokens, clock: ManualClock) -> None:
+    """Regression: a token's admin scope made its principal the operator, which skipped every check
+    kept for the operator at the console."""
+    from kenning.core.errors import Forbidden
+    from kenning.services.principals import check_may_issue
+
+    token, _ = issue(tokens, clock, TokenRequest(name="lead", write_pool="team", scopes=("read", "admin")))
+    lead = authenticate(tokens, clock, token)
+    assert lead.operator and not lead.console  # an admin of its pools, not of the server
+    with pytest.raises(Forbidden):
+        check_may_issue(
+            lead, TokenRequest(name="spy", write_pool="team", read_pools=("finance",)), tokens.all()
+        )

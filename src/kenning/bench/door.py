@@ -157,7 +157,7 @@ def _issue_token(db: Path, namespace: str, name: str) -> str:
         )
     )
     try:
-        operator = Caller(namespace=namespace, agent_id="bench-operator", operator=True)
+        operator = Caller(namespace=namespace, agent_id="bench-operator", operator=True, console=True)
         return app.issue_token(operator, TokenRequest(name=name, write_pool=namespace))[0]
     finally:
         app.close()

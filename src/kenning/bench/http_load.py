@@ -396,7 +396,7 @@ def seed_store(
                 sys.stderr.flush()
         sys.stderr.write("\n")
         seconds = time.perf_counter() - start
-        operator = Caller(namespace="bench", agent_id="bench-operator", operator=True)
+        operator = Caller(namespace="bench", agent_id="bench-operator", operator=True, console=True)
         requests = [TokenRequest(name=a.name, write_pool=a.pool) for a in crew]
         # The second reads the team pool too, so that its recalls last long enough to overlap.
         requests += [

@@ -30,7 +30,8 @@ from kenning.services.facade import Kenning
 from kenning.services.lifecycle import MaintenanceRequest
 from kenning.services.recall import RecallRequest
 
-CALLER = Caller(namespace="year", agent_id="year-bench", operator=True)  # as `kenning maintain` runs
+# As `kenning maintain` runs: the operator at the console.
+CALLER = Caller(namespace="year", agent_id="year-bench", operator=True, console=True)
 START = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 
 _TOPICS = (

@@ -190,6 +190,7 @@ def default_caller(settings: Settings, *, operator: bool = False) -> Caller:
         agent_id=settings.server.agent_id,
         max_trust="user_stated" if operator else settings.server.max_trust,
         operator=operator,
+        console=operator,
     )
 
 

@@ -30,6 +30,9 @@ class Caller:
     # own may carry, and whether it may edit other writers' memories and release its own quarantine.
     max_trust: str = "user_stated"
     operator: bool = False
+    # The operator at the terminal (the CLI): manages the whole server, its tokens, backups and
+    # restores. A token's admin scope makes an `operator` of its pools, never this.
+    console: bool = False
     read_pools: tuple[str, ...] = ()  # pools it reads besides its own
     scopes: frozenset[str] = frozenset(SCOPES)
 

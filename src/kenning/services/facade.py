@@ -176,7 +176,7 @@ class Kenning:
         if (
             request.policy == "delete"
             and not request.dry_run
-            and not caller.operator
+            and not caller.console
             and self.deps.lifecycle.forgetting.policy != "delete"
         ):
             # An agent may not switch on permanent deletion for itself; the operator decides.
@@ -314,7 +314,7 @@ class Kenning:
 
     @staticmethod
     def _operator_only(caller: Caller, what: str) -> None:
-        if not caller.operator or "admin" not in caller.scopes:
+        if not caller.console or "admin" not in caller.scopes:
             raise Forbidden(f"{what} is for the operator (the `kenning token` command)")
 
     def close(self) -> None:

@@ -80,9 +80,9 @@ def issue(tokens: TokenStore, clock: Clock, request: TokenRequest) -> tuple[str,
 
 
 def check_may_manage(caller: Caller, what: str) -> None:
-    """Tokens are managed by the operator (the `kenning token` command), or by a principal with the admin
-    scope within its own reach (see `check_may_issue` and `manageable`)."""
-    if caller.operator:
+    """Tokens are managed by the operator at the console (the `kenning token` command), or by a
+    principal with the admin scope within its own reach (see `check_may_issue` and `manageable`)."""
+    if caller.console:
         return
     if "admin" not in caller.scopes:
         raise InsufficientScope("admin", what)
@@ -92,7 +92,7 @@ def check_may_issue(caller: Caller, request: TokenRequest, existing: list[TokenR
     """A principal that is not the operator issues only a token that reaches no further than itself:
     it writes the principal's own pool, or a new private pool of its own name that no token ever
     wrote; it reads only pools the principal reads, and has no scope or trust the principal lacks."""
-    if caller.operator:
+    if caller.console:
         return
     if request.write_pool is not None and request.write_pool != caller.namespace:
         raise Forbidden(f"a token you issue writes your own pool {caller.namespace!r} or a new private one")
@@ -111,9 +111,9 @@ def check_may_issue(caller: Caller, request: TokenRequest, existing: list[TokenR
 
 
 def manageable(caller: Caller, tokens: list[TokenRecord]) -> list[TokenRecord]:
-    """The tokens a principal may see and revoke: every one for the operator, otherwise those that
+    """The tokens a principal may see and revoke: every one for the console, otherwise those that
     write a pool it reads (whose writes it sees anyway)."""
-    return tokens if caller.operator else [t for t in tokens if t.write_pool in caller.readable]
+    return tokens if caller.console else [t for t in tokens if t.write_pool in caller.readable]
 
 
 _JWT = re.compile(r"[A-Za-z0-9_-]{2,4000}\.[A-Za-z0-9_-]{2,8000}\.[A-Za-z0-9_-]{2,2000}")
