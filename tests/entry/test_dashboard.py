@@ -131,7 +131,7 @@ def test_a_read_only_token_sees_no_edit_controls_and_its_post_is_refused(
     assert page.status_code == 200 and "port 6543" in page.text
     assert '<form method="post" action="/memory/' not in page.text
     # The form's token is the session's own, so a reader can compute it; the scope still refuses.
-    from kenning.entry.dashboard import csrf_token
+    from kenning.entry.dashboard_pages import csrf_token
 
     answer = client.post(
         f"/memory/{memory_id}", data={"action": "archive", "csrf": csrf_token(tokens["reader"])}
@@ -190,3 +190,45 @@ def _dashboard_routes(server: LiveServer) -> list[tuple[str, str]]:
 def _operator() -> Caller:
     """A principal that reads the team pool, to check what the pages did."""
     return Caller(namespace="team", agent_id="check", operator=True)
+
+
+def test_an_admin_issues_a_token_whose_session_ends_when_it_is_revoked(
+    server: LiveServer, tokens: dict[str, str]
+) -> None:
+    admin = signed_in(server, tokens["lead"])
+    form = {
+        "csrf": csrf(admin.get("/tokens")),
+        "action": "issue",
+        "name": "helper",
+        "write": "mine",
+        "scope_read": "yes",
+    }
+    page = admin.post("/tokens", data=form)
+    issued = re.search(r'id="issued" value="(kn_[^"]+)"', page.text)
+    assert page.status_code == 200 and issued, page.text
+    helper = signed_in(server, issued.group(1))
+    assert helper.get("/memories").status_code == 200
+    assert (
+        admin.post("/tokens", data={"csrf": form["csrf"], "action": "revoke", "name": "helper"}).status_code
+        == 200
+    )
+    ended = helper.get("/memories")
+    assert ended.status_code == 303 and ended.headers["location"].startswith("/login")
+    # A token that reaches further than its issuer is refused.
+    wider = admin.post("/tokens", data={**form, "name": "wider", "read_pools": "finance"})
+    assert wider.status_code == 403 and "finance" in wider.text
+
+
+def test_tokens_are_for_admins_and_pages_keep_to_the_pool_asked_for(
+    server: LiveServer, tokens: dict[str, str]
+) -> None:
+    reader = signed_in(server, tokens["reader"])
+    assert reader.get("/tokens").status_code == 403
+    assert 'href="/tokens"' not in reader.get("/memories").text
+    own = remember(server, "reader", "agent:reader", "Reader keeps notes on the pager rotation")
+    team = remember(server, "lead", "team", "The pager rotation changes on Mondays")
+    everything = reader.get("/memories").text
+    only_team = reader.get("/memories?pool=team").text
+    assert own in everything and team in everything
+    assert team in only_team and own not in only_team
+    assert reader.get("/memories?pool=finance").status_code == 422

@@ -144,15 +144,22 @@ def test_every_page_loads_without_a_console_error_on_a_thousand_memories(
         page = browser.new_page()
         console = Console(page)
         sign_in(page, server.url, token)
-        for path in (
+        pages = (
             "/memories",
-            "/memories?tag=svc3",
+            "/memories?tag=svc3&pool=team",
+            "/memories?offset=25",
             "/search?q=deploys+release-4",
             f"/memory/{ids[0]}",
+            f"/graph/{ids[0]}",
+            "/timeline",
+            "/timeline?since=2020-01-01&until=2100-01-01",
             "/conflicts",
             "/quarantine",
-            "/memories?offset=25",
-        ):
+            "/health",
+            "/health?preview=1",
+            "/tokens",
+        )
+        for path in pages:
             answer = page.goto(server.url + path)
             assert answer is not None and answer.status == 200, path
             assert page.locator("h1").count() == 1, path
@@ -186,7 +193,17 @@ def test_every_control_has_a_name_and_the_keyboard_reaches_it(
     memory = server.app.remember(TEAM, MemoryDraft(content="Incident reviews happen on Thursdays")).record
     page = browser.new_page()
     sign_in(page, server.url, token)
-    for path in (f"/memory/{memory.id}", "/search", "/memories", "/conflicts", "/quarantine"):
+    for path in (
+        f"/memory/{memory.id}",
+        "/search",
+        "/memories",
+        "/timeline",
+        "/conflicts",
+        "/quarantine",
+        "/health",
+        "/tokens",
+        f"/graph/{memory.id}",
+    ):
         page.goto(server.url + path)
         unnamed: list[Any] = page.eval_on_selector_all(
             "input:not([type=hidden]), select, textarea, button",

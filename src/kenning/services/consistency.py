@@ -234,6 +234,12 @@ def list_conflicts(
     return deps.store.conflicts(caller.namespace, status=status, limit=limit, offset=offset)
 
 
+def conflicts_of(deps: Deps, caller: Caller, memory_id: str) -> list[Conflict]:
+    """Every conflict a readable memory stands in, open or judged, within the pools the caller reads."""
+    record = get(deps, caller, memory_id)
+    return [c for c in deps.store.conflicts_of([record.id]) if c.namespace in caller.readable]
+
+
 @dataclass(slots=True)
 class Resolution:
     conflict: Conflict

@@ -128,6 +128,10 @@ class Kenning:
         require(caller, "conflicts")
         return consistency.list_conflicts(self.deps, caller, status=status, limit=limit, offset=offset)
 
+    def conflicts_of(self, caller: Caller, memory_id: str) -> list[Conflict]:
+        require(caller, "conflicts")
+        return consistency.conflicts_of(self.deps, caller, memory_id)
+
     def resolve_conflict(
         self,
         caller: Caller,
