@@ -156,13 +156,15 @@ def test_every_page_loads_without_a_console_error_on_a_thousand_memories(
             "/conflicts",
             "/quarantine",
             "/health",
-            "/health?preview=1",
             "/tokens",
         )
         for path in pages:
             answer = page.goto(server.url + path)
             assert answer is not None and answer.status == 200, path
             assert page.locator("h1").count() == 1, path
+        page.goto(f"{server.url}/health")
+        page.get_by_role("button", name="Preview what the next run would do").click()
+        page.get_by_role("heading", name="What the next run would do (dry run)").wait_for()
         assert console.errors == []
 
 

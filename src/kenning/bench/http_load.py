@@ -47,6 +47,7 @@ from kenning.bench.stdio_peer import StdioPeer
 from kenning.bench.synthetic import memory_text, query_text
 from kenning.core.validation import MemoryDraft
 from kenning.entry.client_config import serve_argv
+from kenning.services.principals import TokenRequest
 
 TEAM_POOL = "team"
 KINDS = ("recall", "remember", "status", "get", "conflicts")
@@ -363,16 +364,23 @@ class Seeded:
 
 
 def seed_store(
-    db: Path, crew: Sequence[Agent], *, size: int, embedder: str, cache_dir: Path | None, copy_to: Path | None
+    db: Path,
+    crew: Sequence[Agent],
+    *,
+    size: int,
+    embedder: str,
+    cache_dir: Path | None,
+    copy_to: Path | None,
+    extra_tokens: Sequence[TokenRequest] = (),
 ) -> Seeded:
     """Fill the store in this process (embedding in batches, through the cache when given), issue
-    the tokens, and copy the whole store to `copy_to` for the stdio run."""
+    the tokens (the crew's, the limit probes' and `extra_tokens`), and copy the whole store to
+    `copy_to` for the stdio run."""
     from kenning.adapters.sqlite_store import SqliteStore
     from kenning.adapters.sqlite_tokens import SqliteTokens
     from kenning.ports.clock import SystemClock
     from kenning.services.deps import Caller, Deps
     from kenning.services.facade import Kenning
-    from kenning.services.principals import TokenRequest
 
     shares = pool_shares(size, list(dict.fromkeys(agent.pool for agent in crew)))
     store = SqliteStore(db)
@@ -402,6 +410,7 @@ def seed_store(
         requests += [
             TokenRequest(name="burst-rate", write_pool="agent:burst-rate"),
             TokenRequest(name="burst-at-once", write_pool="agent:burst-at-once", read_pools=(TEAM_POOL,)),
+            *extra_tokens,
         ]
         tokens = {request.name: app.issue_token(operator, request)[0] for request in requests}
         if copy_to is not None:

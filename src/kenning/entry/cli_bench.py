@@ -366,3 +366,33 @@ def bench_http(
         )
     lost = report["http"]["lost_writes"] + (report["stdio"]["lost_writes"] if report["stdio"] else 0)
     sys.exit(1 if lost else 0)
+
+
+@bench.command("dashboard")
+@click.option(
+    "--size",
+    type=click.IntRange(2, 1_000_000),
+    default=10_000,
+    show_default=True,
+    help="Memories seeded first: half in a team pool, half in a private one.",
+)
+@click.option(
+    "--repeats", type=click.IntRange(1, 1000), default=20, show_default=True, help="Requests a page."
+)
+@_embedder_option
+@_cache_option
+@_json_option
+def bench_dashboard(size: int, repeats: int, embedder: str, cache_dir: Path, json_path: Path | None) -> None:
+    """Each dashboard page asked for `--repeats` times of a real `serve --http` on a seeded store: the
+    server time it reports (p50, p95, worst) against the target of 300 ms at 10k memories."""
+    from kenning.bench.dashboard import run_dashboard_bench
+
+    with _errors():
+        run_dashboard_bench(
+            size=size,
+            repeats=repeats,
+            embedder=embedder,
+            cache_dir=cache_dir,
+            json_path=json_path,
+            echo=click.echo,
+        )

@@ -13,7 +13,9 @@ MCP and REST, with the signed-in principal as the actor.
 from __future__ import annotations
 
 import hmac
+import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from fastapi import FastAPI
 from starlette.requests import Request
@@ -43,34 +45,38 @@ def add_dashboard(api: FastAPI, app: Kenning, *, secure_cookie: bool = False) ->
     """The dashboard's routes on `api` (before the MCP mount, which takes every other path)."""
     pages = Pages(app, secure_cookie=secure_cookie)
 
+    async def timed(request: Request, work: Callable[[Caller], Awaitable[Response]]) -> Response:
+        """The page, or the way to sign in; what it cost the server in Server-Timing (which
+        `kenning bench dashboard` reads)."""
+        caller = signed_in(request)
+        if caller is None:
+            return _to_login(request)
+        start = time.perf_counter()
+        try:
+            response = await work(caller)
+        except KenningError as exc:
+            response = pages.failed(request, exc)
+        response.headers["Server-Timing"] = f"page;dur={(time.perf_counter() - start) * 1000:.1f}"
+        return response
+
     def page(handler: Handler) -> Endpoint:
         async def shown(request: Request) -> Response:
-            caller = signed_in(request)
-            if caller is None:
-                return _to_login(request)
-            try:
-                return await handler(request, caller)
-            except KenningError as exc:
-                return pages.failed(request, exc)
+            return await timed(request, partial(handler, request))
 
         return shown
 
     def change(handler: Change) -> Endpoint:
         async def changed(request: Request) -> Response:
-            caller = signed_in(request)
-            if caller is None:
-                return _to_login(request)
             form = await form_of(request)
             token = request.cookies.get(SESSION_COOKIE, "")
-            if not hmac.compare_digest(form.get("csrf", ""), csrf_token(token)):
+            if signed_in(request) is not None and not hmac.compare_digest(
+                form.get("csrf", ""), csrf_token(token)
+            ):
                 refused = Forbidden(
                     "the form's CSRF token is missing or wrong: reload the page and try again"
                 )
                 return pages.failed(request, refused)
-            try:
-                return await handler(request, caller, form)
-            except KenningError as exc:
-                return pages.failed(request, exc)
+            return await timed(request, lambda caller: handler(request, caller, form))
 
         return changed
 
@@ -103,6 +109,7 @@ def add_dashboard(api: FastAPI, app: Kenning, *, secure_cookie: bool = False) ->
         ("/quarantine", page(pages.quarantine), "GET"),
         ("/quarantine", change(pages.review), "POST"),
         ("/health", page(pages.health), "GET"),
+        ("/health", change(pages.preview), "POST"),
         ("/tokens", page(pages.tokens), "GET"),
         ("/tokens", change(pages.change_tokens), "POST"),
     ]

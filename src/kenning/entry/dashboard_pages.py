@@ -227,20 +227,21 @@ class Pages:
             more=_more(request, found.next_offset),
         )
 
-    async def health(self, request: Request, caller: Caller) -> Response:
-        preview = request.query_params.get("preview") == "1"
-
+    async def health(self, request: Request, caller: Caller, preview: bool = False) -> Response:
         def gather() -> dict[str, Any]:
             return {
                 "report": self.app.status(caller),
                 "runs": self.app.maintenance_runs(caller, limit=5),
                 "beliefs": self.app.beliefs(caller, limit=10),
                 "insights": self.app.insights(caller, limit=10),
-                # A dry run reads the whole pool: only when asked for.
+                # A dry run reads the whole pool: only when asked for, with the form's button.
                 "preview": self.app.maintain(caller, MaintenanceRequest(dry_run=True)) if preview else None,
             }
 
         return self.render(request, "health.html", **await self.call(gather))
+
+    async def preview(self, request: Request, caller: Caller, form: dict[str, str]) -> Response:
+        return await self.health(request, caller, preview=True)
 
     async def tokens(self, request: Request, caller: Caller, notice: str | None = None) -> Response:
         listed = await self.call(partial(self.app.list_tokens, caller))
