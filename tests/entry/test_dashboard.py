@@ -84,6 +84,11 @@ def test_signing_in_goes_only_to_a_page_of_this_server(server: LiveServer, token
         assert answer.headers["location"] == "/memories", target
 
 
+def test_only_the_dashboards_own_paths_are_signed_in_by_cookie() -> None:
+    assert is_page("/memories") and is_page("/memory/01JAAAAAAAAAAAAAAAAAAAAAAA")
+    assert not is_page("/memory/x/../../mcp") and not is_page("/mcp") and not is_page("/api/v1/recall")
+
+
 def test_every_page_needs_a_session(server: LiveServer) -> None:
     pages = [
         route
@@ -102,8 +107,9 @@ def test_every_page_needs_a_session(server: LiveServer) -> None:
 def test_a_change_without_the_forms_csrf_token_is_refused(server: LiveServer, tokens: dict[str, str]) -> None:
     memory_id = remember(server, "lead", "team", "The release train leaves on Fridays")
     client = signed_in(server, tokens["lead"])
-    answer = client.post(f"/memory/{memory_id}", data={"action": "archive", "csrf": "0" * 64})
-    assert answer.status_code == 403 and "CSRF" in answer.text
+    for forged in ("0" * 64, "é" * 64, ""):
+        answer = client.post(f"/memory/{memory_id}", data={"action": "archive", "csrf": forged})
+        assert answer.status_code == 403 and "CSRF" in answer.text
     assert server.app.get(_operator(), memory_id).state.value == "active"
 
 

@@ -38,7 +38,10 @@ Change = Callable[[Request, Caller, dict[str, str]], Awaitable[Response]]
 
 def is_page(path: str) -> bool:
     """Whether a path is the dashboard's: the guard signs these in by cookie."""
-    return path in _EXACT or path.startswith(_PREFIXES)
+    if path in _EXACT:
+        return True
+    # A memory's pages: the prefix and one id, nothing after it that could lead elsewhere.
+    return any(path.startswith(prefix) and "/" not in path[len(prefix) :] for prefix in _PREFIXES)
 
 
 def add_dashboard(api: FastAPI, app: Kenning, *, secure_cookie: bool = False) -> None:
@@ -69,9 +72,8 @@ def add_dashboard(api: FastAPI, app: Kenning, *, secure_cookie: bool = False) ->
         async def changed(request: Request) -> Response:
             form = await form_of(request)
             token = request.cookies.get(SESSION_COOKIE, "")
-            if signed_in(request) is not None and not hmac.compare_digest(
-                form.get("csrf", ""), csrf_token(token)
-            ):
+            sent, expected = form.get("csrf", "").encode(), csrf_token(token).encode()
+            if signed_in(request) is not None and not hmac.compare_digest(sent, expected):
                 refused = Forbidden(
                     "the form's CSRF token is missing or wrong: reload the page and try again"
                 )
