@@ -238,3 +238,21 @@ def test_tokens_are_for_admins_and_pages_keep_to_the_pool_asked_for(
     assert own in everything and team in everything
     assert team in only_team and own not in only_team
     assert reader.get("/memories?pool=finance").status_code == 422
+
+
+def test_archive_restore_and_a_purge_that_needs_its_confirmation(
+    server: LiveServer, tokens: dict[str, str]
+) -> None:
+    memory_id = remember(server, "lead", "team", "The old build farm lives in rack 12")
+    client = signed_in(server, tokens["lead"])
+    token = csrf(client.get(f"/memory/{memory_id}"))
+    archived = client.post(f"/memory/{memory_id}", data={"action": "archive", "csrf": token})
+    assert archived.status_code == 200 and server.app.get(_operator(), memory_id).state.value == "archived"
+    assert ">Restore</button>" in archived.text
+    client.post(f"/memory/{memory_id}", data={"action": "restore", "csrf": token})
+    assert server.app.get(_operator(), memory_id).state.value == "active"
+    unconfirmed = client.post(f"/memory/{memory_id}", data={"action": "purge", "csrf": token})
+    assert unconfirmed.status_code == 422 and "confirm" in unconfirmed.text
+    gone = client.post(f"/memory/{memory_id}", data={"action": "purge", "csrf": token, "confirm": "yes"})
+    assert gone.status_code == 303
+    assert client.get(f"/memory/{memory_id}").status_code == 404
