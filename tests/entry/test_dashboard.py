@@ -256,3 +256,15 @@ def test_archive_restore_and_a_purge_that_needs_its_confirmation(
     gone = client.post(f"/memory/{memory_id}", data={"action": "purge", "csrf": token, "confirm": "yes"})
     assert gone.status_code == 303
     assert client.get(f"/memory/{memory_id}").status_code == 404
+
+
+def test_signing_out_needs_the_forms_token_and_ends_the_session(
+    server: LiveServer, tokens: dict[str, str]
+) -> None:
+    client = signed_in(server, tokens["lead"])
+    token = csrf(client.get("/memories"))
+    assert client.post("/logout", data={"csrf": "0" * 64}).status_code == 403
+    assert client.get("/memories").status_code == 200  # a forged sign-out changed nothing
+    out = client.post("/logout", data={"csrf": token})
+    assert out.status_code == 303 and out.headers["location"] == "/login"
+    assert client.get("/memories").status_code == 303

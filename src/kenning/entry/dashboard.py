@@ -99,7 +99,7 @@ def add_dashboard(api: FastAPI, app: Kenning, *, secure_cookie: bool = False) ->
         (ICON, asset("icon.svg", "image/svg+xml"), "GET"),
         ("/login", pages.login_form, "GET"),
         ("/login", pages.login, "POST"),
-        ("/logout", pages.logout, "POST"),
+        ("/logout", change(pages.logout), "POST"),
         ("/memories", page(pages.memories), "GET"),
         ("/search", page(pages.search), "GET"),
         ("/timeline", page(pages.timeline), "GET"),

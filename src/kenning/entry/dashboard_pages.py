@@ -133,7 +133,7 @@ class Pages:
         )
         return response
 
-    async def logout(self, request: Request) -> Response:
+    async def logout(self, request: Request, caller: Caller, form: dict[str, str]) -> Response:
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(SESSION_COOKIE, path="/")
         return response
