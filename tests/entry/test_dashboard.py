@@ -163,6 +163,8 @@ def test_content_that_looks_like_markup_is_shown_as_text(server: LiveServer, tok
         assert 'href="javascript:' not in page.text
         assert "script-src" not in page.headers["content-security-policy"]  # none at all: default-src 'none'
         assert page.headers["content-security-policy"].startswith("default-src 'none'")
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        assert page.headers["x-frame-options"] == "DENY"
 
 
 def test_an_edit_with_a_stale_version_is_refused_and_changes_nothing(

@@ -41,6 +41,7 @@ HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",  # frame-ancestors 'none' for browsers that predate it
     # Not no-referrer: Chromium then sends a form's POST with `Origin: null`, which the guard refuses.
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
