@@ -16,6 +16,7 @@ import hmac
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
+from urllib.parse import urlencode
 
 from fastapi import FastAPI
 from starlette.requests import Request
@@ -120,7 +121,5 @@ def add_dashboard(api: FastAPI, app: Kenning, *, secure_cookie: bool = False) ->
 
 
 def _to_login(request: Request) -> Response:
-    from urllib.parse import urlencode
-
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     return RedirectResponse(f"/login?{urlencode({'next': target})}", status_code=303)
