@@ -14,6 +14,7 @@ from kenning.ports.embedder import Embedder
 from kenning.services.deps import Caller, Deps
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
+from store_backends import store  # noqa: F401 - the contract suite's fixture, one store per backend
 
 CALLER = Caller(namespace="team-a", agent_id="agent-1")
 OTHER = Caller(namespace="team-b", agent_id="agent-2")
@@ -29,9 +30,8 @@ def make_app(tmp_path: Path, clock: ManualClock) -> Iterator[Callable[..., Kenni
     apps: list[Kenning] = []
 
     def build(embedder: Callable[[], Embedder] | None = HashingEmbedder, name: str = "app.db") -> Kenning:
-        store = SqliteStore(tmp_path / name)
         gate = EmbeddingGate(embedder, configured="test" if embedder else "none")
-        app = Kenning(Deps(store=store, embeddings=gate, clock=clock))
+        app = Kenning(Deps(store=SqliteStore(tmp_path / name), embeddings=gate, clock=clock))
         apps.append(app)
         return app
 

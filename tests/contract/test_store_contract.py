@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,24 +17,7 @@ from kenning.core.query import Filters
 from kenning.core.records import MemoryState, Trust
 from kenning.ports.store import MemoryStore, StoredVector
 from records import audit, record
-
-BACKENDS: dict[str, Callable[[Path], MemoryStore]] = {"sqlite": lambda tmp: SqliteStore(tmp / "contract.db")}
-MODEL = "test:model"
-
-
-@pytest.fixture(params=sorted(BACKENDS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
-    built = BACKENDS[request.param](tmp_path)
-    yield built
-    built.close()
-
-
-def unit(*values: float) -> StoredVector:
-    vec = np.asarray(values, dtype=np.float32)
-    return StoredVector(model=MODEL, values=vec / np.linalg.norm(vec))
-
-
-ID1, ID2, ID3 = "01J0000000000000000000000A", "01J0000000000000000000000B", "01J0000000000000000000000C"
+from store_backends import ID1, ID2, ID3, MODEL, unit
 
 
 def test_insert_then_get_round_trips_every_field(store: MemoryStore) -> None:
