@@ -43,7 +43,7 @@ def test_concurrent_writers_lose_nothing_and_never_duplicate(tmp_path: Path) -> 
     try:
         stats = store.stats(None)
         assert stats.total == WRITERS * EACH + 1
-        assert stats.text_index_rows == stats.total
+        assert stats.index_rows["text_rows"] == stats.total
         shared = store.find_by_hash("shared", content_hash("a fact every writer knows"))
         assert shared is not None and shared.access_count == WRITERS * EACH - 1
         assert store.integrity_check() == []

@@ -190,7 +190,8 @@ def test_stats_report_counts_and_missing_vectors(store: MemoryStore) -> None:
     assert stats.total == 2
     assert stats.by_state == {"active": 1, "archived": 1}
     assert stats.vectors_by_model == {MODEL: 1}
-    assert stats.text_index_rows == 2
+    assert all(rows == 2 for rows in stats.index_rows.values())  # each derived index has each record
+    assert stats.backend  # status names it
     assert any("1 memories have no vector" in problem for problem in stats.health)
 
 
@@ -368,7 +369,7 @@ def test_a_namespace_s_stats_count_nothing_of_other_namespaces(store: MemoryStor
     store.insert(record(ID2, "theirs", namespace="other"), [unit(0, 1, 0)], audit("r", ID2))
     store.insert(record(ID3, "theirs too", namespace="other"), [unit(0, 0, 1)], audit("r", ID3))
     mine = store.stats(MODEL, "ns")
-    assert (mine.total, mine.text_index_rows, mine.trigram_index_rows) == (1, 1, 1)
+    assert mine.total == 1 and all(rows == 1 for rows in mine.index_rows.values())
     assert mine.vectors_by_model == {MODEL: 1} and mine.by_namespace == {"ns": 1}
     assert not mine.health
     # its own bytes: "mine" and its tags, entities and metadata as stored, and one 3-float vector
@@ -424,7 +425,7 @@ def test_shared_text_tables_of_schema_9_are_split_per_namespace(tmp_path: Path) 
         assert [i for i, _ in store.search_words("kafka", Filters(namespace="ns"), 10)] == [ID1]
         assert [i for i, _ in store.search_words("kafka", Filters(namespace="other"), 10)] == [ID2]
         stats = store.stats(None)
-        assert (stats.text_index_rows, stats.trigram_index_rows) == (2, 2) and not stats.health
+        assert stats.index_rows == {"text_rows": 2, "trigram_rows": 2} and not stats.health
     finally:
         store.close()
 

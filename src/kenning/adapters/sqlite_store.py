@@ -1108,8 +1108,11 @@ class SqliteStore:
                 f"SELECT namespace, count(*) FROM memories{where} GROUP BY namespace", params
             ),
             vectors_by_model=vectors,
-            text_index_rows=words_rows if namespace is None else self._text_rows(WORDS, namespace),
-            trigram_index_rows=trigram_rows if namespace is None else self._text_rows(TRIGRAMS, namespace),
+            backend="sqlite",
+            index_rows={
+                "text_rows": words_rows if namespace is None else self._text_rows(WORDS, namespace),
+                "trigram_rows": trigram_rows if namespace is None else self._text_rows(TRIGRAMS, namespace),
+            },
             audit_entries=int(self._read(f"SELECT count(*) FROM audit{where}", params)[0][0]),
             location=str(self.path),
             size_bytes=size,

@@ -60,14 +60,16 @@ class StoreStats:
     by_type: dict[str, int]
     by_namespace: dict[str, int]
     vectors_by_model: dict[str, int]
-    text_index_rows: int
-    trigram_index_rows: int
     audit_entries: int
     location: str
-    size_bytes: int  # the file, with its write-ahead log
+    size_bytes: int  # what the store takes on disk (a file with its write-ahead log, a database)
     used_bytes: int = 0  # pages in use: what deletions free, although the file keeps its size
     health: list[str] = field(default_factory=list)
     record_bytes: int = 0  # what the counted records hold: their text, tags, metadata and vectors
+    backend: str = ""  # which kind of store answered, for status
+    # Rows of each derived index the backend keeps beside the records, named by the backend (none when
+    # its indexes live on the records' own table): the operator's view of index health.
+    index_rows: dict[str, int] = field(default_factory=dict)
 
 
 class MemoryStore(Protocol):

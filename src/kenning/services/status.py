@@ -49,14 +49,13 @@ def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusR
         embedder=embedder,
         vectors_by_model=stats.vectors_by_model,
         index={
-            "text_rows": stats.text_index_rows,
-            "trigram_rows": stats.trigram_index_rows,
+            **stats.index_rows,
             "healthy": not stats.health,
             "problems": stats.health,
         },
         schema_version=stats.schema_version,
         store={
-            "backend": "sqlite",
+            "backend": stats.backend,
             "location": stats.location,
             "size_bytes": stats.size_bytes,  # the file: only for the operator, who sees every namespace
             "record_bytes": stats.record_bytes,  # this namespace's records and their vectors
