@@ -12,10 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kenning.core.errors import ConflictError, NotFound
-from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Edge, EdgeType, MemoryState, Restatement
+from kenning.core.query import Filters, passes
+from kenning.core.records import AuditEntry, Edge, EdgeType, MemoryState, Restatement, Trust
 from kenning.ports.store import GroupChange, MemoryStore, StateChange
 from records import audit, record
 from store_backends import ID1, ID2, ID3, MODEL, unit
@@ -215,3 +217,69 @@ def test_the_contract_calls_every_method_of_the_port() -> None:
                 if isinstance(target, ast.Name) and target.id == "store":
                     called.add(node.func.attr)
     assert len(methods) > 40 and sorted(methods - called) == []
+
+
+_RECORDS = [
+    record(
+        f"01J00000000000000000000{n:03d}",
+        f"memory {n}",
+        namespace=("ns", "other", "third")[n % 3],
+        state=(MemoryState.ACTIVE, MemoryState.ARCHIVED, MemoryState.QUARANTINED)[n % 5 % 3],
+        type=("fact", "decision", "error")[n % 7 % 3],
+        tags=[t for t in ("ops", "db", "ci") if (n >> ("ops", "db", "ci").index(t)) & 1],
+        entities=[e for e in ("Kafka", "postgres") if n % (2 + ("Kafka", "postgres").index(e)) == 0],
+        agent_id=("ann", "bob")[n % 2],
+        session_id=("s1", "s2", None)[n % 3],
+        event_time=100.0 + 10 * n,
+        trust=tuple(Trust)[n % 4],
+    )
+    for n in range(24)
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    pools=st.lists(st.sampled_from(["ns", "other", "third"]), min_size=1, max_size=3, unique=True),
+    states=st.lists(st.sampled_from(list(MemoryState)), min_size=1, max_size=3, unique=True),
+    types=st.lists(st.sampled_from(["fact", "decision", "error"]), max_size=2, unique=True),
+    tags=st.lists(st.sampled_from(["ops", "db", "ci"]), max_size=2, unique=True),
+    entities=st.lists(st.sampled_from(["kafka", "POSTGRES", "Kafka"]), max_size=1),
+    agent=st.sampled_from([None, "ann", "bob"]),
+    session=st.sampled_from([None, "s1", "s2"]),
+    since=st.sampled_from([None, 150.0, 200.0]),
+    until=st.sampled_from([None, 250.0, 400.0]),
+    trusts=st.lists(st.sampled_from(list(Trust)), max_size=2, unique=True),
+)
+def test_a_structured_filter_means_the_same_in_the_store_and_in_core(
+    store: MemoryStore,
+    pools: list[str],
+    states: list[MemoryState],
+    types: list[str],
+    tags: list[str],
+    entities: list[str],
+    agent: str | None,
+    session: str | None,
+    since: float | None,
+    until: float | None,
+    trusts: list[Trust],
+) -> None:
+    """The rule is written twice (the store's query, core.query.passes for memories reached another
+    way): both must keep exactly the same memories."""
+    if store.get(_RECORDS[0].id) is None:
+        for item in _RECORDS:
+            store.insert(item, [], audit("remember", item.id))
+    filters = Filters(
+        namespace=pools[0],
+        also_pools=tuple(pools[1:]),
+        states=tuple(states),
+        types=tuple(types),
+        tags=tuple(tags),
+        entities=tuple(entities),
+        agent_id=agent,
+        session_id=session,
+        since=since,
+        until=until,
+        trusts=tuple(trusts),
+    )
+    in_store = {found for found, _ in store.search_recent(filters, 100)}
+    assert in_store == {item.id for item in _RECORDS if passes(item, filters)}
