@@ -22,7 +22,7 @@ from kenning.ports.store import GroupChange, MemoryStore, StateChange
 from records import audit, record
 from store_backends import ID1, ID2, ID3, MODEL, unit
 
-ID4 = "01J0000000000000000000000D"
+ID4, ID5 = "01J0000000000000000000000D", "01J0000000000000000000000E"
 ACTIVE = Filters(namespace="ns", states=(MemoryState.ACTIVE,))
 
 
@@ -283,3 +283,18 @@ def test_a_structured_filter_means_the_same_in_the_store_and_in_core(
     )
     in_store = {found for found, _ in store.search_recent(filters, 100)}
     assert in_store == {item.id for item in _RECORDS if passes(item, filters)}
+
+
+def test_tag_sets_and_belief_candidates_are_read_without_the_rest(store: MemoryStore) -> None:
+    store.insert(record(ID1, "tagged and used", tags=["ops", "db"], created_at=101.0), [], audit("r", ID1))
+    store.insert(record(ID2, "untagged, joined by supports"), [], audit("r", ID2))
+    store.insert(record(ID3, "an episode, used", type="episode", tags=["ops"]), [], audit("r", ID3))
+    store.insert(record(ID4, "archived", tags=["ops"], state=MemoryState.ARCHIVED), [], audit("r", ID4))
+    store.insert(record(ID5, "never used, never linked", tags=["ci"], namespace="other"), [], audit("r", ID5))
+    store.touch([ID1, ID3, ID4], 150.0)
+    store.add_edge(Edge(ID3, ID2, EdgeType.SUPPORTS, 1.0, 150.0), audit("link", ID3))
+    assert store.tagged("ns") == [(ID1, ["ops", "db"], 101.0), (ID3, ["ops"], 100.0)]
+    assert store.tagged("other") == [(ID5, ["ci"], 100.0)]
+    assert [r.id for r in store.belief_candidates("ns", ["fact", "decision"])] == [ID1, ID2]
+    assert [r.id for r in store.belief_candidates("ns", ["episode"])] == [ID3]
+    assert store.belief_candidates("other", ["fact"]) == [] and store.belief_candidates("ns", []) == []

@@ -718,6 +718,26 @@ class SqliteStore:
 
     # -- lifecycle ------------------------------------------------------------------------------
 
+    def tagged(self, namespace: str) -> list[tuple[str, list[str], float]]:
+        rows = self._read(
+            "SELECT id, tags, created_at FROM memories WHERE namespace = ? AND state = 'active' "
+            "AND tags <> '[]' ORDER BY seq",
+            (namespace,),
+        )
+        return [(str(r[0]), list(json.loads(r[1])), float(r[2])) for r in rows]
+
+    def belief_candidates(self, namespace: str, types: Sequence[str]) -> list[MemoryRecord]:
+        if not types:
+            return []
+        rows = self._read(
+            f"SELECT {COLUMNS} FROM memories m WHERE m.namespace = ? AND m.state = 'active' "
+            f"AND m.type IN ({', '.join('?' * len(types))}) AND (m.access_count > 0 "
+            "OR EXISTS (SELECT 1 FROM edges e WHERE e.src = m.id AND e.type = 'supports') "
+            "OR EXISTS (SELECT 1 FROM edges e WHERE e.dst = m.id AND e.type = 'supports')) ORDER BY m.seq",
+            (namespace, *types),
+        )
+        return [record_from_row(r) for r in rows]
+
     def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
         rows = self._read(
             f"SELECT {COLUMNS} FROM memories WHERE namespace = ? "

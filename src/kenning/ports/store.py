@@ -218,6 +218,16 @@ class MemoryStore(Protocol):
         `per_memory` of each memory."""
         ...
 
+    def tagged(self, namespace: str) -> list[tuple[str, list[str], float]]:
+        """(id, tags, created_at) of the namespace's active memories that have tags, in write order:
+        all that insight cards read, without the records."""
+        ...
+
+    def belief_candidates(self, namespace: str, types: Sequence[str]) -> list[MemoryRecord]:
+        """The namespace's active memories of these types that could hold a belief: used at least once,
+        or joined to another memory by a `supports` edge (either end); in write order."""
+        ...
+
     def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
         """Every memory of the namespace in these states, in write order."""
         ...

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kenning.core import beliefs as rules
-from kenning.core.ontology import base_type
+from kenning.core.ontology import BASE_TYPES, SUBTYPES, base_type
 from kenning.core.records import Conflict, EdgeType, MemoryRecord, MemoryState, Trust
 from kenning.core.validation import check_range, check_unit_interval
 from kenning.services.deps import Caller, Deps
@@ -78,22 +78,21 @@ def assess_many(
     return {memory_id: rules.assess(found, now) for memory_id, found in observations.items()}
 
 
+# Every type name whose base type states something a belief can be about (subtypes included).
+_BELIEF_TYPE_NAMES = tuple(
+    name for name in (*BASE_TYPES, *sorted(SUBTYPES)) if base_type(name) in rules.BELIEF_TYPES
+)
+
+
 def list_beliefs(
     deps: Deps, caller: Caller, *, min_confidence: float = rules.SURFACE_CONFIDENCE, limit: int = 20
 ) -> list[BeliefView]:
     """Surfaced beliefs of the namespace, most confident first."""
     check_unit_interval(min_confidence, "min_confidence")
     check_range(limit, "limit", 1, 200)
-    records = [
-        r
-        for r in deps.store.scan(caller.namespace, [MemoryState.ACTIVE])
-        if base_type(r.type) in rules.BELIEF_TYPES
-    ]
-    # Only a memory stated more than once, or linked to others, can have two independent observations.
-    supports = [e for e in deps.store.edges_of([r.id for r in records]) if e.type is EdgeType.SUPPORTS]
-    linked = {e.src for e in supports} | {e.dst for e in supports}
-    # Repeats and recalls both count as access; only a memory used or linked can have two observations.
-    candidates = [r for r in records if r.access_count > 0 or r.id in linked]
+    # Only a memory stated more than once (repeats and recalls both count as access), or linked to
+    # others by `supports`, can have two independent observations: the store finds those alone.
+    candidates = deps.store.belief_candidates(caller.namespace, _BELIEF_TYPE_NAMES)
     assessed = assess_many(deps, candidates)
     views = [
         BeliefView(record=r, belief=assessed[r.id])

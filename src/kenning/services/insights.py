@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from kenning.core import insights as rules
 from kenning.core.errors import InvalidInput
-from kenning.core.records import MemoryState
 from kenning.core.validation import check_range
 from kenning.services.deps import Caller, Deps
 
@@ -23,9 +22,8 @@ def insights(
         )
     check_range(limit, "limit", 1, 200)
     items = [
-        rules.Tagged(id=r.id, tags=r.tags, at=r.created_at)
-        for r in deps.store.scan(caller.namespace, [MemoryState.ACTIVE])
-        if r.tags
+        rules.Tagged(id=memory_id, tags=tags, at=at)
+        for memory_id, tags, at in deps.store.tagged(caller.namespace)
     ]
     cards = [card for card in rules.insights(items, deps.clock.now()) if card.kind in kinds]
     return cards[:limit]
