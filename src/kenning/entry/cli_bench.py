@@ -374,7 +374,7 @@ def bench_http(
     type=click.IntRange(2, 1_000_000),
     default=10_000,
     show_default=True,
-    help="Memories seeded first: half in a team pool, half in a private one.",
+    help="Memories seeded first, all in one team pool.",
 )
 @click.option(
     "--repeats", type=click.IntRange(1, 1000), default=20, show_default=True, help="Requests a page."
