@@ -42,10 +42,11 @@ from kenning.adapters.sqlite_text_index import (
     table_name,
 )
 from kenning.adapters.vector_matrix import MatrixView, NewRows, VectorMatrices, VectorRow
+from kenning.core.cjk_match import cjk_query, rank_cjk
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState, Restatement
-from kenning.core.text import cjk_runs, words
+from kenning.core.text import words
 from kenning.ports.embedder import Vector
 from kenning.ports.store import DenseHits, GroupChange, StateChange, StoredVector, StoreStats
 
@@ -925,21 +926,16 @@ class SqliteStore:
         return found[:limit]
 
     def search_cjk(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
-        runs = cjk_runs(query)
-        if not runs:
+        asked = cjk_query(query)
+        if asked is None:
             return []
-        grams: list[str] = []
-        for run in runs:
-            pieces = [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
-            grams.extend(g for g in pieces if g not in grams)
-        trigrams = list(dict.fromkeys(r[i : i + 3] for r in runs for i in range(len(r) - 2)))
         where, params = filter_sql(filters)
         candidates: dict[str, str] = {}
-        for namespace in filters.pools if trigrams else ():
+        for namespace in filters.pools if asked.trigrams else ():
             table = self._text_table(TRIGRAMS, namespace)
             if table is None:
                 continue
-            match = " OR ".join(f'"{t}"' for t in trigrams)
+            match = " OR ".join(f'"{t}"' for t in asked.trigrams)
             rows = self._read(
                 f"SELECT m.id, m.content FROM {table} JOIN memories m ON m.seq = {table}.rowid "
                 f"WHERE {table} MATCH ? AND {where} ORDER BY bm25({table}) LIMIT ?",
@@ -947,22 +943,14 @@ class SqliteStore:
             )
             candidates.update((str(r[0]), str(r[1])) for r in rows)
         # Grams shorter than a trigram cannot use the trigram index; scan for them with instr().
-        short = [g for g in grams if len(g) < 3]
-        if short:
-            any_gram = " OR ".join("instr(m.content, ?) > 0" for _ in short)
+        if asked.short:
+            any_gram = " OR ".join("instr(m.content, ?) > 0" for _ in asked.short)
             rows = self._read(
                 f"SELECT m.id, m.content FROM memories m WHERE ({any_gram}) AND {where} LIMIT ?",
-                (*short, *params, _CJK_CANDIDATES),
+                (*asked.short, *params, _CJK_CANDIDATES),
             )
             candidates.update((str(r[0]), str(r[1])) for r in rows)
-        scored = []
-        for memory_id, content in candidates.items():
-            hits = sum(1 for g in grams if g in content)
-            if hits:
-                # Coverage of the query's grams, nudged towards shorter (more focused) memories.
-                scored.append((memory_id, hits / len(grams) + 0.01 / (1 + len(content) / 100)))
-        scored.sort(key=lambda pair: (-pair[1], pair[0]))
-        return scored[:limit]
+        return rank_cjk(asked, candidates, limit)
 
     def _text_table(self, kind: str, namespace: str) -> str | None:
         """The namespace's table of that kind, or None if it has never been written to."""
