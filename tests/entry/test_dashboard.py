@@ -270,3 +270,23 @@ def test_signing_out_needs_the_forms_token_and_ends_the_session(
     out = client.post("/logout", data={"csrf": token})
     assert out.status_code == 303 and out.headers["location"] == "/login"
     assert client.get("/memories").status_code == 303
+
+
+def test_a_memorys_graph_is_drawn_two_steps_out_and_every_node_is_a_link(
+    server: LiveServer, tokens: dict[str, str]
+) -> None:
+    from kenning.services.deps import Caller as Principal
+
+    lead = Principal(namespace="team", agent_id="lead", scopes=frozenset({"read", "write"}))
+    hub = remember(server, "lead", "team", "The <b>payments</b> service owns invoices")
+    near = remember(server, "lead", "team", "Invoices are rendered by the PDF worker")
+    far = remember(server, "lead", "team", "The PDF worker runs on node 3")
+    server.app.link(lead, hub, near, "causes")
+    server.app.link(lead, near, far, "part_of")
+    page = signed_in(server, tokens["lead"]).get(f"/graph/{hub}")
+    assert page.status_code == 200
+    svg = page.text[page.text.index("<svg") : page.text.index("</svg>")]
+    for memory_id in (hub, near, far):  # the start, one step and two steps out
+        assert f'href="/graph/{memory_id}"' in svg
+    assert ">causes<" in svg and ">part_of<" in svg
+    assert "<b>" not in svg and "&lt;b&gt;payments" in svg

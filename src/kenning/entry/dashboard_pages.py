@@ -24,6 +24,7 @@ from kenning.core.records import MemoryState, Trust
 from kenning.entry.http_guard import SESSION_COOKIE, caller_of
 from kenning.entry.rest_api import STATUS
 from kenning.entry.schemas import memory_out, recall_out
+from kenning.services.consistency import Exploration
 from kenning.services.deps import SCOPES, Caller
 from kenning.services.facade import Kenning
 from kenning.services.lifecycle import MaintenanceRequest
@@ -187,7 +188,7 @@ class Pages:
     async def graph(self, request: Request, caller: Caller) -> Response:
         memory_id = request.path_params["memory_id"]
         explored = await self.call(partial(self.app.explore_graph, caller, memory_id, depth=2, limit=60))
-        return self.render(request, "graph.html", graph=explored)
+        return self.render(request, "graph.html", graph=explored, drawing=_drawing(explored))
 
     async def conflicts(self, request: Request, caller: Caller) -> Response:
         offset = _offset(request.query_params)
@@ -336,6 +337,73 @@ class Pages:
             scopes=SCOPES,
             trusts=[t.value for t in Trust],
         )
+
+
+def _drawing(explored: Exploration) -> dict[str, Any]:
+    """Where to draw each memory of a neighbourhood: the start in the middle, the memories one step out
+    on a circle around it, those two steps out on an outer circle, fanned out beside the one they were
+    reached from. Plain SVG, no script: each node is a link to its own neighbourhood."""
+    width, height, inner, outer = 900.0, 560.0, 150.0, 250.0
+    centre = (width / 2, height / 2)
+    angles: dict[str, float] = {}
+    radii: dict[str, float] = {explored.start.id: 0.0}
+    first = [step for step in explored.steps if step.depth == 1]
+    for index, step in enumerate(first):
+        angles.setdefault(step.record.id, 2 * math.pi * index / max(1, len(first)) - math.pi / 2)
+        radii.setdefault(step.record.id, inner)
+    children: dict[str, list[str]] = {}
+    for step in explored.steps:
+        if step.depth == 2 and step.record.id not in radii:
+            children.setdefault(step.via, []).append(step.record.id)
+            radii[step.record.id] = outer
+    for parent, kids in children.items():
+        for index, kid in enumerate(kids):
+            angles[kid] = angles.get(parent, 0.0) + 0.5 * (index - (len(kids) - 1) / 2)
+    labels = {explored.start.id: explored.start.content}
+    labels.update({step.record.id: step.record.content for step in explored.steps})
+    nodes, places = [], {}
+    for memory_id, radius in radii.items():
+        angle = angles.get(memory_id, -math.pi / 2)
+        x, y = centre[0] + radius * math.cos(angle), centre[1] + radius * math.sin(angle)
+        places[memory_id] = (round(x, 1), round(y, 1))
+        # Labels point away from the middle, so that they do not cross the lines.
+        side = math.cos(angle) if radius else 0.0
+        anchor = "start" if side > 0.1 else "end" if side < -0.1 else "middle"
+        shift = 14 if anchor == "start" else -14 if anchor == "end" else 0
+        lift = -16 if radius == 0 or math.sin(angle) < 0 else 24
+        nodes.append(
+            {
+                "id": memory_id,
+                "x": places[memory_id][0],
+                "y": places[memory_id][1],
+                "start": radius == 0,
+                "label": _short(labels[memory_id]),
+                "title": labels[memory_id],
+                "anchor": anchor,
+                "lx": round(x + shift, 1),
+                "ly": round(y + (4 if anchor != "middle" else lift), 1),
+            }
+        )
+    lines = []
+    for step in explored.steps:
+        (x1, y1), (x2, y2) = places[step.via], places[step.record.id]
+        lines.append(
+            {
+                "x1": x1,
+                "y1": y1,
+                "x2": x2,
+                "y2": y2,
+                "edge": step.edge,
+                "mx": round((x1 + x2) / 2, 1),
+                "my": round((y1 + y2) / 2 - 4, 1),
+            }
+        )
+    return {"width": width, "height": height, "nodes": nodes, "lines": lines}
+
+
+def _short(text: str, size: int = 28) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= size else flat[: size - 1] + "…"
 
 
 def _when(seconds: float | None) -> str:
