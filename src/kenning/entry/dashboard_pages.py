@@ -79,9 +79,9 @@ class Pages:
             loader=FileSystemLoader(ASSETS),
             autoescape=select_autoescape(default=True, default_for_string=True),
             undefined=StrictUndefined,
+            auto_reload=False,  # the templates ship in the package: no stat of each file on every page
         )
         self.env.filters["when"] = _when
-        self.env.filters["day"] = lambda seconds: _when(seconds)[:10]
         self.env.filters["q"] = lambda value: quote(str(value), safe="")
 
     # -- the frame every page shares ------------------------------------------------------------------
