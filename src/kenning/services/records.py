@@ -251,14 +251,14 @@ def update(
             )
         views = to_unmask([updated.content])
         try:
-            embedded = deps.embeddings.passages([updated.content, *(view for _, view in views)])
+            embedded = deps.embeddings.passages([updated.content, *views.texts])
         except BackendUnavailable as exc:
             embedded = None
             degraded = [*degraded, f"not_embedded: {exc.message}"]
         if embedded is not None:
             vector = StoredVector(model=embedded[0], values=embedded[1][0])
             learned = Screening()
-            view = (embedded[1][1], views[0][1]) if views else None
+            view = views.embedded(embedded[1], 1).get(0)
             judge_embedded(learned, embedded[0], embedded[1][0], updated.content, view)
             if learned.action(deps.screening) == "quarantined":
                 raise InvalidInput("content", _READS_AS_INSTRUCTIONS)

@@ -151,9 +151,8 @@ def remember_many(
     extra = threads.contexts + threads.windows
     embedded: tuple[str, Vector] | None = None
     embed_failure: list[str] = []
-    # What a write hides (an encoded or spaced-out text) is embedded too, for the learned signal; a
-    # write the rules flagged already needs no second judgement.
-    views = to_unmask([clean[i].content if not screens[i].flags else "" for i in fresh])
+    # What a write hides (an encoded or spaced-out text) is embedded too, for the learned signal.
+    views = to_unmask([clean[i].content for i in fresh], [screens[i] for i in fresh])
     if fresh:
         try:
             with stage("embed"):
@@ -161,7 +160,7 @@ def remember_many(
                     [clean[i].content for i in fresh]
                     + [text for _, text in extra]
                     + [text for _, text in threads.stored_windows]
-                    + [view for _, view in views]
+                    + views.texts
                 )
         except BackendUnavailable as exc:
             # The write must not fail because the embedder did: store it keyword-searchable, say so.
@@ -172,8 +171,7 @@ def remember_many(
     vectors: list[list[StoredVector]] = [[] for _ in fresh]
     if embedded is not None:
         model, matrix = embedded
-        first_view = len(fresh) + len(extra) + len(threads.stored_windows)
-        unmasked = {position: (matrix[first_view + k], view) for k, (position, view) in enumerate(views)}
+        unmasked = views.embedded(matrix, len(fresh) + len(extra) + len(threads.stored_windows))
         for position, index in enumerate(fresh):
             vectors[position].append(StoredVector(model=model, values=matrix[position]))
             # The learned screening signal reads the embedding every write computes anyway.

@@ -94,10 +94,33 @@ def flag_draft(draft: MemoryDraft, screening: Screening) -> None:
     screening.flags = inspect(readable)
 
 
-def to_unmask(texts: Sequence[str]) -> list[tuple[int, str]]:
-    """(index, what it says unmasked) for each of `texts` that hides something (core/unmask): the
-    learned signal judges that view too, from an embedding of its own; an ordinary text needs none."""
-    return [(index, view) for index, text in enumerate(texts) if (view := unmasked(text)) is not None]
+@dataclass(frozen=True, slots=True)
+class Views:
+    """What the writes of a batch that hide something say unmasked (core/unmask): the learned signal
+    judges that view too, from an embedding of its own, embedded after the batch's other texts."""
+
+    found: list[tuple[int, str]]  # (index of the write in its batch, its unmasked view)
+
+    @property
+    def texts(self) -> list[str]:
+        return [view for _, view in self.found]
+
+    def embedded(self, matrix: np.ndarray, first: int) -> dict[int, tuple[np.ndarray, str]]:
+        """Each view's embedding and text by its write's index; the views' rows start at `first`."""
+        return {index: (matrix[first + k], view) for k, (index, view) in enumerate(self.found)}
+
+
+def to_unmask(texts: Sequence[str], screens: Sequence[Screening] = ()) -> Views:
+    """The views of `texts` that hide something; an ordinary text needs none, nor does one whose
+    screening (at the same index in `screens`) the rules already flagged."""
+    flagged = {index for index, screening in enumerate(screens) if screening.flags}
+    return Views(
+        [
+            (index, view)
+            for index, text in enumerate(texts)
+            if index not in flagged and (view := unmasked(text)) is not None
+        ]
+    )
 
 
 def judge_embedded(
