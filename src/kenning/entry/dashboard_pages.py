@@ -245,12 +245,16 @@ class Pages:
     async def preview(self, request: Request, caller: Caller, form: dict[str, str]) -> Response:
         return await self.health(request, caller, preview=True)
 
-    async def tokens(self, request: Request, caller: Caller, notice: str | None = None) -> Response:
+    async def tokens(
+        self, request: Request, caller: Caller, notice: str | None = None, issued: str | None = None
+    ) -> Response:
+        """The tokens this principal manages; `issued`, a token just made, is shown this once."""
         listed = await self.call(partial(self.app.list_tokens, caller))
         return self.render(
             request,
             "tokens.html",
             notice=notice,
+            issued=issued,
             tokens=sorted(listed, key=lambda t: t.created_at, reverse=True),
             now=self.app.now(),
             scopes=SCOPES,
@@ -326,17 +330,8 @@ class Pages:
             expires_in_s=None if days is None else days * 86_400,
         )
         issued, record = await self.call(partial(self.app.issue_token, caller, asked))
-        listed = await self.call(partial(self.app.list_tokens, caller))
-        return self.render(
-            request,
-            "tokens.html",
-            notice=f"Issued {record.name}. Copy the token now: it is shown this once.",
-            issued=issued,
-            tokens=sorted(listed, key=lambda t: t.created_at, reverse=True),
-            now=self.app.now(),
-            scopes=SCOPES,
-            trusts=[t.value for t in Trust],
-        )
+        notice = f"Issued {record.name}. Copy the token now: it is shown this once."
+        return await self.tokens(request, caller, notice=notice, issued=issued)
 
 
 def _drawing(explored: Exploration) -> dict[str, Any]:
