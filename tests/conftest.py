@@ -14,6 +14,7 @@ from kenning.ports.embedder import Embedder
 from kenning.services.deps import Caller, Deps
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
+from pg_server import pg_server, pg_url  # noqa: F401 - a real PostgreSQL for the tests that ask
 from store_backends import store  # noqa: F401 - the contract suite's fixture, one store per backend
 
 CALLER = Caller(namespace="team-a", agent_id="agent-1")

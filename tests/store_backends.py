@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +11,7 @@ import pytest
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.ports.store import MemoryStore, StoredVector
 
-BACKENDS: dict[str, Callable[[Path], MemoryStore]] = {"sqlite": lambda tmp: SqliteStore(tmp / "contract.db")}
+BACKENDS = ("postgresql", "sqlite")
 MODEL = "test:model"
 ID1, ID2, ID3 = "01J0000000000000000000000A", "01J0000000000000000000000B", "01J0000000000000000000000C"
 
@@ -21,9 +21,18 @@ def unit(*values: float) -> StoredVector:
     return StoredVector(model=MODEL, values=vec / np.linalg.norm(vec))
 
 
-@pytest.fixture(params=sorted(BACKENDS))
+def open_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> MemoryStore:
+    """A fresh, empty store of that backend."""
+    if backend == "postgresql":
+        from kenning.adapters.pg_store import PostgresStore
+
+        return PostgresStore(str(request.getfixturevalue("pg_url")))
+    return SqliteStore(tmp_path / "contract.db")
+
+
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
     """A fresh store of each backend (a contract module imports this fixture by name)."""
-    built = BACKENDS[request.param](tmp_path)
+    built = open_store(request, request.param, tmp_path)
     yield built
     built.close()

@@ -15,10 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kenning.adapters.sqlite_store import SqliteStore
 from kenning.core.errors import ConflictError, NotFound
 from kenning.core.query import Filters, passes
 from kenning.core.records import AuditEntry, Edge, EdgeType, MemoryState, Restatement, Trust
-from kenning.ports.store import GroupChange, MemoryStore, StateChange
+from kenning.ports.store import DumpBatch, GroupChange, MemoryStore, StateChange
 from records import audit, record
 from store_backends import ID1, ID2, ID3, MODEL, unit
 
@@ -202,6 +203,47 @@ def test_a_backup_restores_every_record_vector_and_conflict(store: MemoryStore, 
     assert [c.id for c in store.conflicts_of([ID1])] == [number]
     hits = store.search_vectors(unit(1, 0, 0).values, MODEL, ACTIVE, 1)
     assert hits.hits[0][0] == ID1  # the restored vectors are searched, not the ones before
+
+
+def test_a_dump_loads_into_an_empty_store_of_either_backend_and_reads_back_the_same(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    seeded(store, ID1, ID2, ID3)
+    store.add_edge(Edge(ID1, ID2, EdgeType.SUPPORTS, 0.5, 120.0), audit("link", ID1))
+    store.record_conflict("ns", ID1, ID3, {"reasons": ["value changed"]}, 150.0)
+    store.replace(
+        replace(store.get(ID2) or record(ID2, "x"), importance=0.9, version=2),
+        expected_version=1,
+        revector=False,
+        vectors=[],
+        audit=audit("update", ID2),
+        restatement=Restatement("said again", "b", 130.0, "agent_inferred", 0.97, 1, 130.0, "b"),
+    )
+    store.save_run("ns", 1.0, 2.0, {"archived": 1})
+    before = list(store.dump(batch_size=2))
+    assert sum(len(b.records) for b in before) == 3 and sum(len(b.audit) for b in before) == 5
+    embedded = SqliteStore(tmp_path / "copy.db")
+    assert embedded.load(iter(before), replace=False) == 3
+    with pytest.raises(ConflictError, match="not empty"):
+        store.load(embedded.dump(), replace=False)
+    after = list(embedded.dump(batch_size=2))
+    embedded.close()
+    assert _flat(after) == _flat(before)
+    assert store.load(iter(after), replace=True) == 3  # a restore: replaced whole, nothing doubled
+    assert _flat(list(store.dump())) == _flat(before)
+    assert store.search_words("deploys", ACTIVE, 10) and store.conflicts_of([ID1])[0].id == 1
+
+
+def _flat(batches: list[DumpBatch]) -> dict[str, list[object]]:
+    """Every row of a dump by kind, with vectors as plain lists (arrays do not compare with ==)."""
+    out: dict[str, list[object]] = {}
+    for batch in batches:
+        for kind in DumpBatch.__slots__:
+            rows = getattr(batch, kind)
+            if kind == "vectors":
+                rows = [(memory_id, v.model, v.values.tolist()) for memory_id, v in rows]
+            out.setdefault(kind, []).extend(rows)
+    return out
 
 
 def test_the_contract_calls_every_method_of_the_port() -> None:

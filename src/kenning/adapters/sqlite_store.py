@@ -20,14 +20,20 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kenning.adapters.sqlite_rows import (
+from kenning.adapters.sql_dump import dump_batches
+from kenning.adapters.sql_rows import (
     COLUMN_COUNT,
     COLUMNS,
     CONFLICT_COLUMNS,
+    RESTATEMENT_COLUMNS,
     audit_from_row,
     conflict_from_row,
+    conflict_values,
+    edge_from_row,
     filter_sql,
     record_from_row,
+    restatement_from_row,
+    restatement_values,
     row_values,
 )
 from kenning.adapters.sqlite_schema import LATEST_VERSION, migrate
@@ -42,19 +48,21 @@ from kenning.adapters.sqlite_text_index import (
     table_name,
 )
 from kenning.adapters.vector_matrix import MatrixView, NewRows, VectorMatrices, VectorRow
+from kenning.core import bm25
 from kenning.core.cjk_match import cjk_query, rank_cjk
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Conflict, Edge, EdgeType, MemoryRecord, MemoryState, Restatement
+from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord, MemoryState, Restatement
 from kenning.core.text import words
 from kenning.ports.embedder import Vector
-from kenning.ports.store import DenseHits, GroupChange, StateChange, StoredVector, StoreStats
+from kenning.ports.store import DenseHits, DumpBatch, GroupChange, StateChange, StoredVector, StoreStats
 
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
 _CJK_CANDIDATES = 400
+_WEIGHTS = ", ".join(str(w) for w in (bm25.CONTENT, bm25.TAGS, bm25.ENTITIES, bm25.CONTEXT))
 
 
 def fts5_available() -> bool:
@@ -376,7 +384,7 @@ class SqliteStore:
 
     def restatements(self, memory_id: str, limit: int) -> tuple[list[Restatement], int]:
         rows = self._read(
-            "SELECT r.content, r.agent_id, r.at, r.trust, r.similarity, r.times, r.last_at, r.last_agent_id "
+            f"SELECT {RESTATEMENT_COLUMNS} "
             "FROM restatements r JOIN memories m ON m.seq = r.seq WHERE m.id = ? "
             "ORDER BY r.last_at DESC, r.rseq DESC LIMIT ?",
             (memory_id, limit),
@@ -385,19 +393,7 @@ class SqliteStore:
             "SELECT count(*) FROM restatements r JOIN memories m ON m.seq = r.seq WHERE m.id = ?",
             (memory_id,),
         )
-        items = [
-            Restatement(
-                content=str(r[0]),
-                agent_id=str(r[1]),
-                at=float(r[2]),
-                trust=str(r[3]),
-                similarity=None if r[4] is None else float(r[4]),
-                times=int(r[5]),
-                last_at=float(r[6]),
-                last_agent_id=str(r[7]),
-            )
-            for r in rows
-        ]
+        items = [restatement_from_row(r) for r in rows]
         return items, int(total[0][0])
 
     def delete(self, memory_id: str, audit: AuditEntry) -> None:
@@ -681,13 +677,7 @@ class SqliteStore:
                 (*chunk, *chunk),
             )
             for r in rows:
-                edge = Edge(
-                    src=str(r[0]),
-                    dst=str(r[1]),
-                    type=EdgeType(r[2]),
-                    weight=float(r[3]),
-                    created_at=float(r[4]),
-                )
+                edge = edge_from_row(r)
                 found[(edge.src, edge.dst, edge.type.value)] = edge
         return list(found.values())
 
@@ -914,9 +904,8 @@ class SqliteStore:
             table = self._text_table(WORDS, namespace)
             if table is None:
                 continue
-            # Column weights: content counts most; tags and entities help; context a little.
             rows = self._read(
-                f"SELECT m.id, bm25({table}, 1.0, 0.6, 0.6, 0.3) AS s FROM {table} "
+                f"SELECT m.id, bm25({table}, {_WEIGHTS}) AS s FROM {table} "
                 f"JOIN memories m ON m.seq = {table}.rowid "
                 f"WHERE {table} MATCH ? AND {where} ORDER BY s, m.id LIMIT ?",
                 (match, *params, limit),
@@ -1225,6 +1214,90 @@ class SqliteStore:
                 # like an insert's (a turn's window vector arrives with the next turn).
                 self._bump_vector_epoch(conn)
 
+    def dump(self, batch_size: int = 1000) -> Iterator[DumpBatch]:
+        """Read through a connection of its own inside one read transaction: one snapshot, while writers
+        keep going."""
+        if str(self.path) == ":memory:":
+            with self._lock:
+                yield from dump_batches(self._conn.execute, _blob_values, batch_size)
+            return
+        conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
+        try:
+            conn.execute("BEGIN")
+            yield from dump_batches(conn.execute, _blob_values, batch_size)
+        finally:
+            conn.close()
+
+    def load(self, batches: Iterable[DumpBatch], *, replace: bool) -> int:
+        written = 0
+        with self._lock:
+            with self._write() as conn:
+                self._clear_for_load(conn, replace)
+                seqs: dict[str, int] = {}
+                for batch in batches:
+                    for item in batch.records:
+                        cur = conn.execute(
+                            f"INSERT INTO memories ({COLUMNS}) VALUES ({', '.join('?' * COLUMN_COUNT)})",
+                            row_values(item),
+                        )
+                        seqs[item.id] = int(cur.lastrowid or 0)
+                        self._index(conn, seqs[item.id], item)
+                    written += len(batch.records)
+                    for memory_id, vector in batch.vectors:
+                        self._put_vector(conn, seqs[memory_id], vector)
+                    self._put_edges(conn, batch.edges)
+                    conn.executemany(
+                        f"INSERT INTO restatements (seq, {RESTATEMENT_COLUMNS.replace('r.', '')}) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            (seqs[memory_id], *restatement_values(item))
+                            for memory_id, item in batch.restatements
+                        ],
+                    )
+                    conn.executemany(
+                        f"INSERT INTO conflicts ({CONFLICT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [conflict_values(c) for c in batch.conflicts],
+                    )
+                    conn.executemany(
+                        "INSERT OR REPLACE INTO conflict_numbers (namespace, last) VALUES (?, ?)",
+                        batch.conflict_numbers,
+                    )
+                    for entry in batch.audit:
+                        self._append_audit(conn, entry)
+                    conn.executemany(
+                        "INSERT INTO maintenance_runs (namespace, started_at, finished_at, report) "
+                        "VALUES (?, ?, ?, ?)",
+                        [
+                            (ns, a, b, json.dumps(report, ensure_ascii=False))
+                            for ns, a, b, report in batch.runs
+                        ],
+                    )
+                self._bump_vector_epoch(conn)
+            self._matrices.clear()
+        return written
+
+    def _clear_for_load(self, conn: sqlite3.Connection, replace: bool) -> None:
+        held = int(
+            conn.execute("SELECT (SELECT count(*) FROM memories) + (SELECT count(*) FROM audit)").fetchone()[
+                0
+            ]
+        )
+        if held and not replace:
+            raise ConflictError(f"store {self.path} is not empty; a dump loads only into an empty store")
+        if not held:
+            return
+        for table in self._texts.all_tables(conn):
+            conn.execute(f"DELETE FROM {table}")
+        for table in ("edges", "conflicts", "conflict_numbers", "maintenance_runs", "memories"):
+            conn.execute(f"DELETE FROM {table}")  # tags, entities, vectors, restatements go with memories
+        # The audit log refuses deletion; a restore replaces it whole, inside this one transaction.
+        conn.execute("DROP TRIGGER audit_no_delete")
+        conn.execute("DELETE FROM audit")
+        conn.execute(
+            "CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit "
+            "BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END"
+        )
+
     def backup_to(self, target: Path) -> None:
         """A consistent copy of the whole store, by SQLite's online backup, while writers keep going."""
         try:
@@ -1282,6 +1355,10 @@ class SqliteStore:
                 reader.close()
             self._readers.clear()
             self._conn.close()
+
+
+def _blob_values(blob: bytes) -> Vector:
+    return np.frombuffer(blob, dtype=np.float32).copy()
 
 
 def _vector_row(model: str, dim: int, row: Sequence[Any]) -> VectorRow:

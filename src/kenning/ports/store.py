@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -10,6 +12,26 @@ from typing import Any, Protocol
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord, MemoryState, Restatement
 from kenning.ports.embedder import Vector
+
+_POOLS_IN_SCOPE: ContextVar[tuple[str, ...] | None] = ContextVar("kenning_pools_in_scope", default=None)
+
+
+@contextmanager
+def pools_in_scope(pools: Sequence[str]) -> Iterator[None]:
+    """Bind every store call made inside (in this thread, or a task or thread it starts) to these
+    pools. A backend that enforces it in the database (PostgreSQL's row-level security) returns no row
+    of another pool even to a query that forgot its pool predicate; the application boundary enters
+    this for every principal that is not the operator's console."""
+    token = _POOLS_IN_SCOPE.set(tuple(dict.fromkeys(pools)))
+    try:
+        yield
+    finally:
+        _POOLS_IN_SCOPE.reset(token)
+
+
+def scoped_pools() -> tuple[str, ...] | None:
+    """The pools store calls are bound to now; None outside any scope (the operator, maintenance)."""
+    return _POOLS_IN_SCOPE.get()
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +92,21 @@ class StoreStats:
     # Rows of each derived index the backend keeps beside the records, named by the backend (none when
     # its indexes live on the records' own table): the operator's view of index health.
     index_rows: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class DumpBatch:
+    """Part of a store's whole contents, as `dump` gives them and `load` takes them: records first (in
+    write order), then what refers to them. One batch usually fills one field."""
+
+    records: list[MemoryRecord] = field(default_factory=list)
+    vectors: list[tuple[str, StoredVector]] = field(default_factory=list)  # (memory id, vector)
+    edges: list[Edge] = field(default_factory=list)
+    restatements: list[tuple[str, Restatement]] = field(default_factory=list)  # (memory id, restatement)
+    conflicts: list[Conflict] = field(default_factory=list)  # with their numbers
+    conflict_numbers: list[tuple[str, int]] = field(default_factory=list)  # (namespace, last number given)
+    audit: list[AuditEntry] = field(default_factory=list)  # oldest first
+    runs: list[tuple[str, float, float, dict[str, Any]]] = field(default_factory=list)  # oldest first
 
 
 class MemoryStore(Protocol):
@@ -281,6 +318,17 @@ class MemoryStore(Protocol):
     def records_for_vectors(self, model: str, *, all_records: bool) -> list[tuple[str, str]]: ...
 
     def put_vectors(self, memory_id: str, vectors: Sequence[StoredVector]) -> None: ...
+
+    def dump(self, batch_size: int = 1000) -> Iterator[DumpBatch]:
+        """Everything the store holds (records, vectors, edges, restatements, conflicts and their numbers,
+        audit, maintenance reports), in batches, in an order `load` can write; read from one snapshot."""
+        ...
+
+    def load(self, batches: Iterable[DumpBatch], *, replace: bool) -> int:
+        """Write a dump in one transaction, keeping write order, numbers and audit; returns the records
+        written. Without `replace` the store must hold no record and no audit entry (else ConflictError);
+        with it, what it held is replaced. Nothing is written if any batch fails."""
+        ...
 
     def backup_to(self, target: Path) -> None: ...
 

@@ -1,4 +1,5 @@
-"""Rows of the SQLite store and the records they hold: column lists, encoding, decoding, filters."""
+"""Rows of the SQL stores (SQLite, PostgreSQL) and the records they hold: column lists, encoding,
+decoding, and the structured filters as one WHERE clause, written once for both."""
 
 from __future__ import annotations
 
@@ -6,7 +7,16 @@ import json
 from typing import Any
 
 from kenning.core.query import Filters
-from kenning.core.records import AuditEntry, Conflict, MemoryRecord, MemoryState, Trust
+from kenning.core.records import (
+    AuditEntry,
+    Conflict,
+    Edge,
+    EdgeType,
+    MemoryRecord,
+    MemoryState,
+    Restatement,
+    Trust,
+)
 
 COLUMNS = (
     "id, namespace, agent_id, subject, session_id, type, content, content_hash, tags, entities, context, "
@@ -48,6 +58,22 @@ def conflict_from_row(row: Any) -> Conflict:
         resolution=row[6],
         created_at=float(row[7]),
         resolved_at=row[8],
+    )
+
+
+def conflict_values(c: Conflict) -> tuple[Any, ...]:
+    """A conflict's values in CONFLICT_COLUMNS order."""
+    evidence = json.dumps(c.evidence, ensure_ascii=False)
+    return (
+        c.id,
+        c.namespace,
+        c.first_id,
+        c.second_id,
+        evidence,
+        c.status,
+        c.resolution,
+        c.created_at,
+        c.resolved_at,
     )
 
 
@@ -144,37 +170,38 @@ def record_from_row(row: Any) -> MemoryRecord:
     )
 
 
-def filter_sql(filters: Filters) -> tuple[str, list[Any]]:
-    """WHERE clause over alias `m` for the structured filters, with its parameters."""
+def filter_sql(filters: Filters, mark: str = "?") -> tuple[str, list[Any]]:
+    """WHERE clause over alias `m` for the structured filters, with its parameters (`mark` is the
+    driver's placeholder). core.query.passes is the same test in Python; tests/contract checks both agree."""
     pools = filters.pools
     clauses = [
-        f"m.namespace IN ({', '.join('?' * len(pools))})",
-        f"m.state IN ({', '.join('?' * len(filters.states))})",
+        f"m.namespace IN ({', '.join([mark] * len(pools))})",
+        f"m.state IN ({', '.join([mark] * len(filters.states))})",
     ]
     params: list[Any] = [*pools, *(s.value for s in filters.states)]
     if filters.types:
-        clauses.append(f"m.type IN ({', '.join('?' * len(filters.types))})")
+        clauses.append(f"m.type IN ({', '.join([mark] * len(filters.types))})")
         params.extend(filters.types)
     for tag in filters.tags:
-        clauses.append("EXISTS (SELECT 1 FROM memory_tags t WHERE t.seq = m.seq AND t.tag = ?)")
+        clauses.append(f"EXISTS (SELECT 1 FROM memory_tags t WHERE t.seq = m.seq AND t.tag = {mark})")
         params.append(tag)
     for entity in filters.entities:
-        clauses.append("EXISTS (SELECT 1 FROM memory_entities e WHERE e.seq = m.seq AND e.entity = ?)")
+        clauses.append(f"EXISTS (SELECT 1 FROM memory_entities e WHERE e.seq = m.seq AND e.entity = {mark})")
         params.append(entity.casefold())
     if filters.agent_id:
-        clauses.append("m.agent_id = ?")
+        clauses.append(f"m.agent_id = {mark}")
         params.append(filters.agent_id)
     if filters.session_id:
-        clauses.append("m.session_id = ?")
+        clauses.append(f"m.session_id = {mark}")
         params.append(filters.session_id)
     if filters.since is not None:
-        clauses.append("m.event_time >= ?")
+        clauses.append(f"m.event_time >= {mark}")
         params.append(filters.since)
     if filters.until is not None:
-        clauses.append("m.event_time < ?")
+        clauses.append(f"m.event_time < {mark}")
         params.append(filters.until)
     if filters.trusts:
-        clauses.append(f"m.trust IN ({', '.join('?' * len(filters.trusts))})")
+        clauses.append(f"m.trust IN ({', '.join([mark] * len(filters.trusts))})")
         params.extend(t.value for t in filters.trusts)
     return " AND ".join(clauses), params
 
@@ -188,4 +215,48 @@ def audit_from_row(row: Any) -> AuditEntry:
         action=str(row[3]),
         memory_id=row[4],
         detail=_object(row[5]),
+    )
+
+
+def edge_from_row(row: Any) -> Edge:
+    """An edge from (src, dst, type, weight, created_at)."""
+    return Edge(
+        src=str(row[0]),
+        dst=str(row[1]),
+        type=EdgeType(row[2]),
+        weight=float(row[3]),
+        created_at=float(row[4]),
+    )
+
+
+RESTATEMENT_COLUMNS = (
+    "r.content, r.agent_id, r.at, r.trust, r.similarity, r.times, r.last_at, r.last_agent_id"
+)
+
+
+def restatement_from_row(row: Any) -> Restatement:
+    """A restatement from RESTATEMENT_COLUMNS (over the alias `r`)."""
+    return Restatement(
+        content=str(row[0]),
+        agent_id=str(row[1]),
+        at=float(row[2]),
+        trust=str(row[3]),
+        similarity=None if row[4] is None else float(row[4]),
+        times=int(row[5]),
+        last_at=float(row[6]),
+        last_agent_id=str(row[7]),
+    )
+
+
+def restatement_values(item: Restatement) -> tuple[Any, ...]:
+    """A restatement's values in RESTATEMENT_COLUMNS order."""
+    return (
+        item.content,
+        item.agent_id,
+        item.at,
+        item.trust,
+        item.similarity,
+        item.times,
+        item.last_at,
+        item.last_agent_id,
     )

@@ -1,0 +1,240 @@
+"""PostgreSQL schema and its migrations. Each migration runs once, recorded in `schema_version`, under
+an advisory lock so that several servers starting at once migrate one after the other.
+
+Every table that holds a pool's data carries its `namespace` and is under row-level security, forced
+on the owner too: a statement sees and writes only the pools its transaction named (see pg_store), so
+a query that forgets its pool predicate still cannot read another pool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Which pools the current transaction may touch: `kenning.pools` holds them as a JSON array, and
+# `kenning.all_pools` = 'on' opens every pool (the operator's console, maintenance across pools).
+_POOL_FUNCTIONS = """
+CREATE OR REPLACE FUNCTION kenning_may_see(ns text) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT coalesce(current_setting('kenning.all_pools', true), '') = 'on'
+        OR ns = ANY (ARRAY(
+            SELECT jsonb_array_elements_text(
+                coalesce(nullif(current_setting('kenning.pools', true), ''), '[]')::jsonb
+            )
+        ))
+$$;
+"""
+
+POOLED_TABLES = (
+    "memories",
+    "memory_tags",
+    "memory_entities",
+    "vectors",
+    "edges",
+    "audit",
+    "conflicts",
+    "conflict_numbers",
+    "restatements",
+    "maintenance_runs",
+)
+
+
+def _row_security() -> str:
+    statements = []
+    for table in POOLED_TABLES:
+        statements.append(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;")
+        statements.append(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;")
+        statements.append(
+            f"CREATE POLICY {table}_pools ON {table} USING (kenning_may_see(namespace)) "
+            "WITH CHECK (kenning_may_see(namespace));"
+        )
+    return "\n".join(statements)
+
+
+MIGRATIONS: list[str] = [
+    # 1: records and everything derived from them, with the same meaning as the SQLite schema.
+    """
+    CREATE TABLE memories (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        namespace text NOT NULL,
+        agent_id text NOT NULL,
+        subject text,
+        session_id text,
+        type text NOT NULL,
+        content text NOT NULL,
+        content_hash text NOT NULL,
+        tags text NOT NULL DEFAULT '[]',
+        entities text NOT NULL DEFAULT '[]',
+        context text,
+        importance double precision NOT NULL,
+        trust text NOT NULL,
+        source text,
+        created_at double precision NOT NULL,
+        updated_at double precision NOT NULL,
+        event_time double precision NOT NULL,
+        valid_from double precision,
+        valid_to double precision,
+        last_accessed_at double precision,
+        access_count integer NOT NULL DEFAULT 0,
+        review_after double precision,
+        state text NOT NULL,
+        supersedes text,
+        version integer NOT NULL,
+        metadata text NOT NULL DEFAULT '{}',
+        pinned integer NOT NULL DEFAULT 0,
+        words tsvector NOT NULL,
+        word_count integer NOT NULL,
+        UNIQUE (namespace, content_hash)
+    );
+    CREATE INDEX memories_ns_state ON memories (namespace, state);
+    CREATE INDEX memories_ns_event ON memories (namespace, event_time);
+    CREATE INDEX memories_ns_type ON memories (namespace, type);
+    CREATE INDEX memories_session ON memories (namespace, session_id, event_time, seq)
+        WHERE session_id IS NOT NULL;
+    CREATE INDEX memories_supersedes ON memories (supersedes) WHERE supersedes IS NOT NULL;
+    CREATE INDEX memories_ns_subject ON memories (namespace, lower(subject)) WHERE subject IS NOT NULL;
+    CREATE INDEX memories_ns_agent ON memories (namespace, agent_id, created_at);
+    CREATE INDEX memories_words ON memories USING gin (words);
+    CREATE INDEX memories_trigrams ON memories USING gin (content gin_trgm_ops);
+    CREATE TABLE memory_tags (
+        tag text NOT NULL,
+        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        namespace text NOT NULL,
+        PRIMARY KEY (tag, seq)
+    );
+    CREATE INDEX memory_tags_seq ON memory_tags (seq);
+    CREATE TABLE memory_entities (
+        entity text NOT NULL,
+        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        namespace text NOT NULL,
+        PRIMARY KEY (entity, seq)
+    );
+    CREATE INDEX memory_entities_seq ON memory_entities (seq);
+    CREATE TABLE vectors (
+        vseq bigserial PRIMARY KEY,
+        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        namespace text NOT NULL,
+        model text NOT NULL,
+        dim integer NOT NULL,
+        vec vector NOT NULL,
+        UNIQUE (seq, model)
+    );
+    CREATE INDEX vectors_model ON vectors (model, vseq);
+    CREATE TABLE vector_models (model text PRIMARY KEY, dim integer NOT NULL, index_name text NOT NULL);
+    CREATE TABLE edges (
+        src text NOT NULL,
+        dst text NOT NULL,
+        type text NOT NULL,
+        weight double precision NOT NULL,
+        created_at double precision NOT NULL,
+        namespace text NOT NULL,
+        PRIMARY KEY (src, dst, type)
+    );
+    CREATE INDEX edges_dst ON edges (dst);
+    CREATE TABLE audit (
+        seq bigserial PRIMARY KEY,
+        at double precision NOT NULL,
+        actor text NOT NULL,
+        namespace text NOT NULL,
+        action text NOT NULL,
+        memory_id text,
+        detail text NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX audit_memory ON audit (memory_id);
+    CREATE INDEX audit_actor ON audit (namespace, actor, at);
+    CREATE FUNCTION kenning_audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        RAISE EXCEPTION 'audit log is append-only';
+    END $$;
+    CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON audit
+        FOR EACH ROW EXECUTE FUNCTION kenning_audit_is_append_only();
+    CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit
+        FOR EACH STATEMENT EXECUTE FUNCTION kenning_audit_is_append_only();
+    CREATE TABLE conflicts (
+        id bigserial PRIMARY KEY,
+        namespace text NOT NULL,
+        number integer NOT NULL,
+        first_id text NOT NULL,
+        second_id text NOT NULL,
+        evidence text NOT NULL,
+        status text NOT NULL,
+        resolution text,
+        created_at double precision NOT NULL,
+        resolved_at double precision,
+        UNIQUE (namespace, first_id, second_id),
+        UNIQUE (namespace, number)
+    );
+    CREATE INDEX conflicts_open ON conflicts (namespace, status);
+    CREATE INDEX conflicts_first ON conflicts (first_id);
+    CREATE INDEX conflicts_second ON conflicts (second_id);
+    CREATE TABLE conflict_numbers (namespace text PRIMARY KEY, last integer NOT NULL);
+    CREATE TABLE restatements (
+        rseq bigserial PRIMARY KEY,
+        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        namespace text NOT NULL,
+        content text NOT NULL,
+        agent_id text NOT NULL,
+        at double precision NOT NULL,
+        trust text NOT NULL,
+        similarity double precision,
+        times integer NOT NULL DEFAULT 1,
+        last_at double precision NOT NULL,
+        last_agent_id text NOT NULL,
+        UNIQUE (seq, content)
+    );
+    CREATE TABLE maintenance_runs (
+        id bigserial PRIMARY KEY,
+        namespace text NOT NULL,
+        started_at double precision NOT NULL,
+        finished_at double precision NOT NULL,
+        report text NOT NULL
+    );
+    CREATE INDEX maintenance_runs_ns ON maintenance_runs (namespace, id);
+    CREATE TABLE leases (name text PRIMARY KEY, holder text NOT NULL, expires_at double precision NOT NULL);
+    """
+    + _POOL_FUNCTIONS
+    + _row_security(),
+]
+
+LATEST_VERSION = len(MIGRATIONS)
+
+REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
+
+# Advisory lock keys (any two constants of ours): schema migration, and the lease table.
+MIGRATION_LOCK = 0x4B454E4E
+LEASE_LOCK = 0x4B454E4F
+
+
+def current_version(conn: Any) -> int:
+    found = conn.execute("SELECT to_regclass('schema_version')").fetchone()
+    if found is None or found[0] is None:
+        return 0
+    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def missing_extensions(conn: Any) -> list[str]:
+    present = {str(r[0]) for r in conn.execute("SELECT extname FROM pg_extension").fetchall()}
+    return [name for name in REQUIRED_EXTENSIONS if name not in present]
+
+
+def migrate(conn: Any) -> int:
+    """Bring the schema to LATEST_VERSION in one transaction; returns the version now (a newer
+    database is left alone and its version returned)."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        for extension in missing_extensions(conn):
+            # Needs a role allowed to create it; doctor names the statement for the database owner.
+            conn.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version "
+            "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        version = current_version(conn)
+        if version > LATEST_VERSION:
+            return version
+        conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
+        for number in range(version + 1, LATEST_VERSION + 1):
+            conn.execute(MIGRATIONS[number - 1])
+            conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (number,))
+    return LATEST_VERSION
