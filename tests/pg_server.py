@@ -44,13 +44,24 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, s
     server.cleanup()
 
 
-@pytest.fixture
-def pg_url(pg_server: tuple[str, str]) -> Iterator[str]:
-    """A fresh database with Kenning's schema, owned by the ordinary role; dropped afterwards."""
-    admin, socket_dir = pg_server
+def new_database(server: tuple[str, str]) -> str:
+    """A fresh database with Kenning's schema, owned by the ordinary role; its URL."""
+    admin, socket_dir = server
     name = f"kenning_test_{next(_numbers)}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name} TEMPLATE {_TEMPLATE} OWNER {ROLE} STRATEGY FILE_COPY")
-    yield role_url(socket_dir, name)
-    with psycopg.connect(admin, autocommit=True) as conn:
+    return role_url(socket_dir, name)
+
+
+def drop_database(server: tuple[str, str], url: str) -> None:
+    name = url.split("/")[-1].split("?")[0]
+    with psycopg.connect(server[0], autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def pg_url(pg_server: tuple[str, str]) -> Iterator[str]:
+    """A fresh database for this test, dropped afterwards."""
+    url = new_database(pg_server)
+    yield url
+    drop_database(pg_server, url)

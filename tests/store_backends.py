@@ -10,6 +10,7 @@ import pytest
 
 from kenning.adapters.sqlite_store import SqliteStore
 from kenning.ports.store import MemoryStore, StoredVector
+from pg_server import drop_database, new_database
 
 BACKENDS = ("postgresql", "sqlite")
 MODEL = "test:model"
@@ -21,18 +22,22 @@ def unit(*values: float) -> StoredVector:
     return StoredVector(model=MODEL, values=vec / np.linalg.norm(vec))
 
 
-def open_store(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> MemoryStore:
-    """A fresh, empty store of that backend."""
+def open_store(request: pytest.FixtureRequest, backend: str, path: Path) -> MemoryStore:
+    """A fresh, empty store of that backend (`path` names the SQLite file; PostgreSQL gets a new
+    database, dropped when the test ends)."""
     if backend == "postgresql":
         from kenning.adapters.pg_store import PostgresStore
 
-        return PostgresStore(str(request.getfixturevalue("pg_url")))
-    return SqliteStore(tmp_path / "contract.db")
+        server = request.getfixturevalue("pg_server")
+        url = new_database(server)
+        request.addfinalizer(lambda: drop_database(server, url))
+        return PostgresStore(url)
+    return SqliteStore(path)
 
 
 @pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MemoryStore]:
     """A fresh store of each backend (a contract module imports this fixture by name)."""
-    built = open_store(request, request.param, tmp_path)
+    built = open_store(request, request.param, tmp_path / "contract.db")
     yield built
     built.close()

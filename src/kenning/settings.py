@@ -59,7 +59,19 @@ class StorageSettings(_Section):
         default=None, description="Directory for the database and data files (default: per-user data dir)."
     )
     db_path: Path | None = Field(default=None, description="SQLite file (default: <data_dir>/kenning.db).")
+    url: str | None = Field(
+        default=None,
+        description="postgresql://user:password@host/database selects a shared PostgreSQL (with pgvector and "
+        "pg_trgm) instead of the SQLite file; needs the `postgres` extra.",
+    )
     busy_timeout_s: float = Field(default=5.0, gt=0, le=300, description="How long a write waits for a lock.")
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql:// URL (leave it unset for the embedded SQLite file)")
+        return value
 
     def resolved_db_path(self) -> Path:
         if self.db_path is not None:

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from kenning.core.errors import Forbidden, InsufficientScope, NotFound
 from kenning.core.validation import MemoryDraft
+from kenning.ports.store import scoped_pools
 from kenning.services.deps import Caller
 from kenning.services.facade import Kenning
 from kenning.services.recall import RecallRequest
+from store_backends import BACKENDS
 
 WRITER = Caller(namespace="team", agent_id="alice")
 READER = Caller(namespace="agent:bob", agent_id="bob", read_pools=("team",))
 STRANGER = Caller(namespace="agent:eve", agent_id="eve")
+
+# The isolation suite runs on each backend (PostgreSQL adds row-level security under the same rules).
+pytestmark = pytest.mark.parametrize("backend", BACKENDS)
 
 
 def test_a_reader_sees_the_team_pool_and_its_history_but_changes_nothing_there(app: Kenning) -> None:
@@ -85,3 +92,35 @@ def test_an_admin_of_a_pool_cannot_back_up_restore_or_switch_on_deletion(
         app.restore(admin, tmp_path / "copy.db")
     with pytest.raises(InvalidInput, match="deletion is off"):
         app.maintain(admin, MaintenanceRequest(dry_run=False, policy="delete"))
+
+
+class _ScopeSpy:
+    """A store that notes the pools each call was bound to, then passes the call on."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.scopes: set[tuple[str, ...] | None] = set()
+
+    def __getattr__(self, name: str) -> object:
+        method = getattr(self.inner, name)
+
+        def call(*args: object, **kwargs: object) -> object:
+            self.scopes.add(scoped_pools())
+            return method(*args, **kwargs)
+
+        return call
+
+
+def test_every_store_call_of_a_principal_is_bound_to_its_pools_and_the_console_to_none(
+    make_app: Callable[..., Kenning],
+) -> None:
+    plain = make_app()
+    spy = _ScopeSpy(plain.deps.store)
+    app = Kenning(replace(plain.deps, store=spy))  # type: ignore[arg-type]
+    kept = app.remember(WRITER, MemoryDraft(content="Releases are cut on Wednesdays")).record
+    app.recall(READER, RecallRequest(query="when are releases cut"))
+    app.get(READER, kept.id)
+    assert spy.scopes == {("team",), ("agent:bob", "team")}
+    spy.scopes.clear()
+    app.status(Caller(namespace="team", agent_id="cli", operator=True, console=True))
+    assert spy.scopes == {None}

@@ -191,6 +191,23 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX maintenance_runs_ns ON maintenance_runs (namespace, id);
     CREATE TABLE leases (name text PRIMARY KEY, holder text NOT NULL, expires_at double precision NOT NULL);
+    CREATE TABLE tokens (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        secret_hash text NOT NULL,
+        write_pool text NOT NULL,
+        read_pools text NOT NULL,
+        scopes text NOT NULL,
+        max_trust text NOT NULL,
+        created_at double precision NOT NULL,
+        expires_at double precision,
+        revoked_at double precision
+    );
+    CREATE UNIQUE INDEX tokens_live_name ON tokens (name) WHERE revoked_at IS NULL;
+    -- Request counts of the last minute per principal, shared by every server process on the database.
+    CREATE UNLOGGED TABLE rate_windows (
+        who text PRIMARY KEY, start double precision NOT NULL, n integer NOT NULL
+    );
     """
     + _POOL_FUNCTIONS
     + _row_security(),

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 import psycopg
@@ -26,6 +25,7 @@ from psycopg import errors, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from kenning.adapters.pg_schema import LATEST_VERSION, LEASE_LOCK, POOLED_TABLES, migrate
+from kenning.adapters.pg_url import redacted
 from kenning.adapters.sql_dump import dump_batches
 from kenning.adapters.sql_rows import (
     COLUMN_COUNT,
@@ -77,16 +77,6 @@ _INSERT_RECORD = (
     f"INSERT INTO memories ({COLUMNS}, words, word_count) SELECT {_PLACEHOLDERS}, w.v, {_WORD_COUNT} "
     f"FROM (SELECT {_WORDS} AS v) w RETURNING seq"
 )
-
-
-def redacted(url: str) -> str:
-    """The URL without its password, for status and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 class PostgresStore:

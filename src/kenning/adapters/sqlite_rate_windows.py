@@ -12,7 +12,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-WINDOW_S = 60.0
+from kenning.adapters.rate_window import count_in
 
 
 class SqliteRateWindows:
@@ -37,13 +37,13 @@ class SqliteRateWindows:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 row = conn.execute("SELECT start, n FROM windows WHERE who = ?", (who,)).fetchone()
-                start, count = (now, 0) if row is None or now - row[0] >= WINDOW_S else (row[0], row[1])
-                if count >= per_minute:
-                    return max(1.0, WINDOW_S - (now - start))
+                counted = count_in(None if row is None else (float(row[0]), int(row[1])), now, per_minute)
+                if isinstance(counted, float):
+                    return counted
                 conn.execute(
                     "INSERT INTO windows (who, start, n) VALUES (?, ?, ?) "
                     "ON CONFLICT (who) DO UPDATE SET start = excluded.start, n = excluded.n",
-                    (who, start, count + 1),
+                    (who, *counted),
                 )
                 return None
             finally:

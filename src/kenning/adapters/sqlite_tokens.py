@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
+from kenning.adapters.token_rows import COLUMN_COUNT, COLUMNS, token_from_row, token_values
 from kenning.core.errors import BackendUnavailable, ConflictError
 from kenning.ports.tokens import TokenRecord
 
@@ -26,9 +26,6 @@ CREATE TABLE IF NOT EXISTS tokens (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS tokens_live_name ON tokens(name) WHERE revoked_at IS NULL;
 """
-_COLUMNS = (
-    "id, name, secret_hash, write_pool, read_pools, scopes, max_trust, created_at, expires_at, revoked_at"
-)
 
 
 class SqliteTokens:
@@ -67,19 +64,8 @@ class SqliteTokens:
         try:
             with self._lock:
                 self._made_table().execute(
-                    f"INSERT INTO tokens ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        token.id,
-                        token.name,
-                        token.secret_hash,
-                        token.write_pool,
-                        json.dumps(list(token.read_pools)),
-                        json.dumps(list(token.scopes)),
-                        token.max_trust,
-                        token.created_at,
-                        token.expires_at,
-                        token.revoked_at,
-                    ),
+                    f"INSERT INTO tokens ({COLUMNS}) VALUES ({', '.join('?' * COLUMN_COUNT)})",
+                    token_values(token),
                 )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(
@@ -111,23 +97,9 @@ class SqliteTokens:
     def _rows(self, where: str, params: tuple[Any, ...]) -> list[TokenRecord]:
         with self._lock:
             try:
-                rows = self._connection().execute(f"SELECT {_COLUMNS} FROM tokens {where}", params).fetchall()
+                rows = self._connection().execute(f"SELECT {COLUMNS} FROM tokens {where}", params).fetchall()
             except sqlite3.OperationalError as exc:
                 if "no such table" in str(exc):
                     return []  # no token was ever issued here
                 raise BackendUnavailable(f"cannot read tokens from {self.path}: {exc}") from exc
-        return [
-            TokenRecord(
-                id=r[0],
-                name=r[1],
-                secret_hash=r[2],
-                write_pool=r[3],
-                read_pools=tuple(json.loads(r[4])),
-                scopes=tuple(json.loads(r[5])),
-                max_trust=r[6],
-                created_at=float(r[7]),
-                expires_at=None if r[8] is None else float(r[8]),
-                revoked_at=None if r[9] is None else float(r[9]),
-            )
-            for r in rows
-        ]
+        return [token_from_row(r) for r in rows]

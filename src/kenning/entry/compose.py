@@ -18,7 +18,9 @@ from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import SystemClock
 from kenning.ports.embedder import Embedder, Vector
 from kenning.ports.identity import AccessTokenVerifier
+from kenning.ports.store import MemoryStore
 from kenning.ports.summarizer import Summarizer
+from kenning.ports.tokens import TokenStore
 from kenning.services.deps import (
     ALL_STAGES,
     DEFAULT_WEIGHTS,
@@ -86,10 +88,32 @@ def aliases_path(settings: Settings) -> Path:
     )
 
 
+def open_store(settings: Settings) -> MemoryStore:
+    """The configured store: PostgreSQL when `storage.url` names one, else the embedded SQLite file."""
+    if settings.storage.url:
+        from kenning.adapters.pg_store import PostgresStore
+
+        return PostgresStore(settings.storage.url, timeout_s=settings.storage.busy_timeout_s)
+    return SqliteStore(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
+
+
+def open_tokens(settings: Settings) -> TokenStore:
+    """Tokens live in the same database as the memories."""
+    if settings.storage.url:
+        from kenning.adapters.pg_tokens import PgTokens
+
+        return PgTokens(settings.storage.url, timeout_s=settings.storage.busy_timeout_s)
+    return SqliteTokens(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
+
+
 def build_kenning(settings: Settings) -> Kenning:
     aliases = load_aliases(aliases_path(settings))  # a broken file stops startup before the store opens
-    store = SqliteStore(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
-    tokens = SqliteTokens(settings.storage.resolved_db_path(), busy_timeout_s=settings.storage.busy_timeout_s)
+    store = open_store(settings)
+    try:
+        tokens = open_tokens(settings)
+    except BaseException:
+        store.close()
+        raise
     identity = identity_from(settings.http)
     gate = EmbeddingGate(
         embedder_factory(settings.embeddings),

@@ -21,8 +21,9 @@ class Check:
 
 
 def run_checks(load: Callable[[], Settings]) -> list[Check]:
+    from kenning.adapters.pg_url import redacted
     from kenning.adapters.sqlite_store import SqliteStore, fts5_available
-    from kenning.entry.compose import embedder_factory
+    from kenning.entry.compose import embedder_factory, open_store
 
     checks = [Check("python", sys.version_info >= (3, 11), sys.version.split()[0])]
     try:
@@ -46,18 +47,21 @@ def run_checks(load: Callable[[], Settings]) -> list[Check]:
         )
     except KenningError as exc:
         checks.append(Check("aliases", False, exc.message))
-    db_path = settings.storage.resolved_db_path()
+    where = (
+        redacted(settings.storage.url) if settings.storage.url else str(settings.storage.resolved_db_path())
+    )
     try:
-        store = SqliteStore(db_path, busy_timeout_s=settings.storage.busy_timeout_s)
+        # Opening checks the server, its extensions and the schema version (and migrates an older one).
+        store = open_store(settings)
         try:
             problems = store.index_problems()
             stats = store.stats(None)
         finally:
             store.close()
-        detail = f"{db_path}: schema v{stats.schema_version}, {stats.total} memories"
+        detail = f"{stats.backend} {where}: schema v{stats.schema_version}, {stats.total} memories"
         checks.append(Check("store", not problems, "; ".join([detail, *problems])))
     except KenningError as exc:
-        checks.append(Check("store", False, f"{db_path}: {exc.message}"))
+        checks.append(Check("store", False, f"{where}: {exc.message}"))
     factory = embedder_factory(settings.embeddings)
     if factory is None:
         checks.append(Check("embedder", False, "provider is 'none': recall is keyword-only (degraded)"))

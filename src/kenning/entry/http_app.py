@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse
 from kenning import __version__
 from kenning.core.errors import InvalidInput
 from kenning.entry.dashboard import add_dashboard, is_page
-from kenning.entry.http_guard import DOCS_ASSETS, Guard, policy_for
+from kenning.entry.http_guard import DOCS_ASSETS, Guard, SharedWindows, policy_for
 from kenning.entry.mcp_server import build_server, request_principal
 from kenning.entry.rest_api import PREFIX, add_routes
 from kenning.jobs.scheduler import start_scheduler
@@ -186,8 +186,13 @@ def build_http_app(
         concurrent_requests=http.concurrent_requests,
         failed_logins_per_minute=http.failed_logins_per_minute,
     )
-    shared = None
-    if http.workers > 1 and http.requests_per_minute:
+    shared: SharedWindows | None = None
+    if settings.storage.url and http.requests_per_minute:
+        from kenning.adapters.pg_rate_windows import PgRateWindows
+
+        # Every server process on the database counts each principal's rate together.
+        shared = PgRateWindows(settings.storage.url)
+    elif http.workers > 1 and http.requests_per_minute:
         from kenning.adapters.sqlite_rate_windows import SqliteRateWindows
 
         # The workers count each principal's rate together, in a file beside the store.

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from kenning.core.errors import (
     BackendUnavailable,
@@ -19,6 +20,7 @@ from kenning.core.insights import Insight
 from kenning.core.query import RecallResult
 from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord
 from kenning.core.validation import MemoryDraft
+from kenning.ports.store import pools_in_scope
 from kenning.ports.tokens import TokenRecord, TokenStore
 from kenning.services import consistency, maintenance, principals, records
 from kenning.services import status as status_service
@@ -30,6 +32,9 @@ from kenning.services.recall import RecallRequest, recall
 from kenning.services.remember import RememberOutcome, remember, remember_many
 
 logger = logging.getLogger(__name__)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 # The scope each operation needs at the least, named as the doors name the operation (an MCP tool, a
 # REST endpoint). Some need more for some arguments: a purge, a maintenance run that is not a dry run.
@@ -60,6 +65,23 @@ def require(caller: Caller, operation: str, scope: str | None = None) -> None:
         raise InsufficientScope(needed, operation)
 
 
+def _in_pools(
+    method: Callable[Concatenate[Kenning, Caller, _P], _R],
+) -> Callable[Concatenate[Kenning, Caller, _P], _R]:
+    """Run a use case with every store call bound to the caller's pools: a backend that enforces the
+    binding in the database (PostgreSQL's row-level security) returns nothing of another pool even to a
+    query that forgot its pool predicate. The operator's console is bound to none: it sees every pool."""
+
+    @functools.wraps(method)
+    def bound(self: Kenning, caller: Caller, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if caller.console:
+            return method(self, caller, *args, **kwargs)
+        with pools_in_scope(caller.readable):
+            return method(self, caller, *args, **kwargs)
+
+    return bound
+
+
 class Kenning:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
@@ -76,28 +98,35 @@ class Kenning:
             logger.warning("store check: %s", problem)
         return self.store_problems
 
+    @_in_pools
     def remember(self, caller: Caller, draft: MemoryDraft) -> RememberOutcome:
         require(caller, "remember")
         return remember(self.deps, caller, draft)
 
+    @_in_pools
     def remember_many(self, caller: Caller, drafts: Sequence[MemoryDraft]) -> list[RememberOutcome]:
         require(caller, "remember")
         return remember_many(self.deps, caller, drafts)
 
+    @_in_pools
     def recall(self, caller: Caller, request: RecallRequest) -> RecallResult:
         require(caller, "recall")
         return recall(self.deps, caller, request)
 
+    @_in_pools
     def get(self, caller: Caller, memory_id: str) -> MemoryRecord:
         require(caller, "get")
         return records.get(self.deps, caller, memory_id)
 
+    @_in_pools
     def update(
         self, caller: Caller, memory_id: str, expected_version: int, patch: records.MemoryPatch
     ) -> records.UpdateOutcome:
         require(caller, "update")
         return records.update(self.deps, caller, memory_id, expected_version, patch)
 
+    @_in_pools
+    @_in_pools
     def forget(
         self,
         caller: Caller,
@@ -110,28 +139,35 @@ class Kenning:
         require(caller, "forget", "admin" if mode == "purge" else None)
         return records.forget(self.deps, caller, memory_id, mode=mode, confirm=confirm, reason=reason)
 
+    @_in_pools
     def review(self, caller: Caller, memory_id: str, decision: str) -> MemoryRecord | None:
         require(caller, "review")
         return records.review(self.deps, caller, memory_id, decision)
 
+    @_in_pools
     def audit(self, caller: Caller, memory_id: str, limit: int = 100) -> list[AuditEntry]:
         require(caller, "get")
         return records.audit(self.deps, caller, memory_id, limit)
 
+    @_in_pools
     def chain(self, caller: Caller, memory_id: str) -> consistency.Chain:
         require(caller, "chain")
         return consistency.chain(self.deps, caller, memory_id)
 
+    @_in_pools
     def conflicts(
         self, caller: Caller, *, status: str | None = "open", limit: int = 20, offset: int = 0
     ) -> list[Conflict]:
         require(caller, "conflicts")
         return consistency.list_conflicts(self.deps, caller, status=status, limit=limit, offset=offset)
 
+    @_in_pools
     def conflicts_of(self, caller: Caller, memory_id: str) -> list[Conflict]:
         require(caller, "conflicts")
         return consistency.conflicts_of(self.deps, caller, memory_id)
 
+    @_in_pools
+    @_in_pools
     def resolve_conflict(
         self,
         caller: Caller,
@@ -146,10 +182,13 @@ class Kenning:
             self.deps, caller, conflict_id, decision, winner=winner, merged_content=merged_content
         )
 
+    @_in_pools
     def link(self, caller: Caller, src: str, dst: str, edge_type: str, weight: float = 1.0) -> Edge:
         require(caller, "link")
         return consistency.link(self.deps, caller, src, dst, edge_type, weight)
 
+    @_in_pools
+    @_in_pools
     def explore_graph(
         self,
         caller: Caller,
@@ -173,6 +212,7 @@ class Kenning:
             token_budget=token_budget,
         )
 
+    @_in_pools
     def maintain(
         self, caller: Caller, request: MaintenanceRequest, *, cancelled: Callable[[], bool] = lambda: False
     ) -> MaintenanceReport:
@@ -191,18 +231,22 @@ class Kenning:
             )
         return maintain(self.deps, caller, request, cancelled=cancelled)
 
+    @_in_pools
     def maintenance_runs(self, caller: Caller, limit: int = 5) -> list[dict[str, Any]]:
         require(caller, "status")
         return self.deps.store.runs(caller.namespace, limit)
 
+    @_in_pools
     def beliefs(self, caller: Caller, *, min_confidence: float = 0.35, limit: int = 20) -> list[BeliefView]:
         require(caller, "beliefs")
         return list_beliefs(self.deps, caller, min_confidence=min_confidence, limit=limit)
 
+    @_in_pools
     def insights(self, caller: Caller, *, kinds: Sequence[str] = KINDS, limit: int = 20) -> list[Insight]:
         require(caller, "insights")
         return insights(self.deps, caller, kinds=kinds, limit=limit)
 
+    @_in_pools
     def status(self, caller: Caller, *, load_embedder: bool = True) -> status_service.StatusReport:
         require(caller, "status")
         report = status_service.status(self.deps, caller, load_embedder=load_embedder)
@@ -214,12 +258,14 @@ class Kenning:
 
     # -- the operator's maintenance of the store ------------------------------------------------------
 
+    @_in_pools
     def reindex(
         self, caller: Caller, *, vectors: str = "missing", progress: Callable[[int, int], None] | None = None
     ) -> maintenance.ReindexReport:
         self._operator_only(caller, "reindexing the store")
         return maintenance.reindex(self.deps, vectors=vectors, progress=progress)
 
+    @_in_pools
     def rollback(
         self, caller: Caller, *, agent_id: str, since: float, until: float | None, dry_run: bool = True
     ) -> maintenance.RollbackReport:
@@ -229,10 +275,12 @@ class Kenning:
             self.deps, caller, agent_id=agent_id, since=since, until=end, dry_run=dry_run
         )
 
+    @_in_pools
     def backup(self, caller: Caller, target: Path) -> Path:
         self._operator_only(caller, "a backup")
         return maintenance.backup(self.deps, target)
 
+    @_in_pools
     def restore(self, caller: Caller, source: Path) -> Path:
         self._operator_only(caller, "a restore")
         return maintenance.restore(self.deps, source)
@@ -292,21 +340,25 @@ class Kenning:
         """The identity provider whose access tokens this server accepts, if one is configured."""
         return None if self.deps.identity is None else self.deps.identity.issuer
 
+    @_in_pools
     def issue_token(self, caller: Caller, request: principals.TokenRequest) -> tuple[str, TokenRecord]:
         principals.check_may_manage(caller, "issuing a token")
         principals.check_may_issue(caller, request, self._tokens().all())
         return principals.issue(self._tokens(), self.deps.clock, request)
 
+    @_in_pools
     def list_tokens(self, caller: Caller) -> list[TokenRecord]:
         principals.check_may_manage(caller, "listing tokens")
         return principals.manageable(caller, self._tokens().all())
 
+    @_in_pools
     def revoke_token(self, caller: Caller, name: str) -> TokenRecord:
         principals.check_may_manage(caller, "revoking a token")
         if not any(token.name == name for token in principals.manageable(caller, self._tokens().all())):
             raise NotFound(f"no token named {name!r}")
         return principals.revoke(self._tokens(), self.deps.clock, name)
 
+    @_in_pools
     def rotate_token(self, caller: Caller, name: str) -> tuple[str, TokenRecord]:
         self._operator_only(caller, "rotating a token")
         return principals.rotate(self._tokens(), self.deps.clock, name)
