@@ -16,6 +16,7 @@ from kenning.entry.cli_bench import bench
 from kenning.entry.cli_common import errors as _errors
 from kenning.entry.cli_common import fail as _fail
 from kenning.entry.cli_common import printable
+from kenning.entry.cli_migrate import migrate
 from kenning.entry.cli_tokens import token
 from kenning.settings import Settings, load_settings
 
@@ -757,6 +758,7 @@ def setup(
 
 cli.add_command(bench)
 cli.add_command(token)
+cli.add_command(migrate)
 
 
 def main() -> None:
