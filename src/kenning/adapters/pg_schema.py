@@ -38,9 +38,22 @@ POOLED_TABLES = (
 )
 
 
-def _row_security() -> str:
+WORD_TABLES = ("word_stats", "word_totals")
+
+# Every pool's word statistics, counted afresh from the memories (a migration; `kenning reindex`).
+COUNT_WORDS = """
+DELETE FROM word_stats;
+DELETE FROM word_totals;
+INSERT INTO word_stats (namespace, lexeme, docs)
+    SELECT m.namespace, l.lexeme, count(*) FROM memories m, unnest(m.words) AS l GROUP BY 1, 2;
+INSERT INTO word_totals (namespace, docs, words)
+    SELECT namespace, count(*), sum(word_count) FROM memories GROUP BY 1;
+"""
+
+
+def _row_security(tables: tuple[str, ...]) -> str:
     statements = []
-    for table in POOLED_TABLES:
+    for table in tables:
         statements.append(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;")
         statements.append(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;")
         statements.append(
@@ -210,10 +223,44 @@ MIGRATIONS: list[str] = [
     );
     """
     + _POOL_FUNCTIONS
-    + _row_security(),
+    + _row_security(POOLED_TABLES),
+    # 2: BM25's statistics per pool, kept by a trigger in the transaction that changes a memory's words:
+    # how many memories hold each word, and how many memories and words a pool has. A search reads a few
+    # rows instead of counting matches (a common word can be in most of a million memories).
+    """
+    CREATE TABLE word_stats (
+        namespace text NOT NULL, lexeme text NOT NULL, docs integer NOT NULL,
+        PRIMARY KEY (namespace, lexeme)
+    );
+    CREATE TABLE word_totals (namespace text PRIMARY KEY, docs bigint NOT NULL, words bigint NOT NULL);
+    CREATE FUNCTION kenning_count_words() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            UPDATE word_stats s SET docs = s.docs - 1
+                FROM unnest(OLD.words) AS l WHERE s.namespace = OLD.namespace AND s.lexeme = l.lexeme;
+            UPDATE word_totals SET docs = docs - 1, words = words - OLD.word_count
+                WHERE namespace = OLD.namespace;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            -- In lexeme order, so that two writers of one pool lock the rows they share in the same order.
+            INSERT INTO word_stats (namespace, lexeme, docs)
+                SELECT NEW.namespace, l.lexeme, 1 FROM unnest(NEW.words) AS l ORDER BY l.lexeme
+                ON CONFLICT (namespace, lexeme) DO UPDATE SET docs = word_stats.docs + 1;
+            INSERT INTO word_totals (namespace, docs, words) VALUES (NEW.namespace, 1, NEW.word_count)
+                ON CONFLICT (namespace) DO UPDATE
+                SET docs = word_totals.docs + 1, words = word_totals.words + excluded.words;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER memories_count_words AFTER INSERT OR DELETE OR UPDATE OF words ON memories
+        FOR EACH ROW EXECUTE FUNCTION kenning_count_words();
+    """
+    + COUNT_WORDS
+    + _row_security(WORD_TABLES),
 ]
 
 LATEST_VERSION = len(MIGRATIONS)
+SECURED_TABLES = POOLED_TABLES + WORD_TABLES  # every table under row-level security
 
 REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
 

@@ -24,7 +24,7 @@ from pgvector.psycopg import register_vector
 from psycopg import errors, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from kenning.adapters.pg_schema import LATEST_VERSION, LEASE_LOCK, POOLED_TABLES, migrate
+from kenning.adapters.pg_schema import COUNT_WORDS, LATEST_VERSION, LEASE_LOCK, SECURED_TABLES, migrate
 from kenning.adapters.pg_url import redacted
 from kenning.adapters.sql_dump import dump_batches
 from kenning.adapters.sql_rows import (
@@ -71,6 +71,8 @@ _WEIGHT_OF = (
 _PLACEHOLDERS = ", ".join(["%s"] * COLUMN_COUNT)
 _UPDATE_COLUMNS = ", ".join(f"{name.strip()} = %s" for name in COLUMNS.split(",")[1:])
 _EF_SEARCH_MIN = 64
+_WORD_CANDIDATES = 20_000  # memories a word search scores at most (see _candidate_words)
+_SPREAD_SAMPLE = 20_000  # rows over which the spread of cosine is measured, beyond which it is sampled
 _WORD_COUNT = "(SELECT coalesce(sum(array_length(positions, 1)), 0) FROM unnest(w.v))"
 _SET_WORDS = f"words = w.v, word_count = {_WORD_COUNT} FROM (SELECT {_WORDS} AS v) w"
 _INSERT_RECORD = (
@@ -791,22 +793,24 @@ class PostgresStore:
             ]
             if not lexemes:
                 return []
-            match = " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in lexemes)
             # Each pool has its own statistics, as with SQLite's table per pool; several give their union.
             for namespace in filters.pools:
                 totals = conn.execute(
-                    "SELECT count(*), coalesce(sum(word_count), 0) FROM memories WHERE namespace = %s",
-                    (namespace,),
+                    "SELECT docs, words FROM word_totals WHERE namespace = %s", (namespace,)
                 ).fetchone()
                 documents, length = (int(totals[0]), int(totals[1])) if totals else (0, 0)
-                if documents == 0:
+                if documents <= 0:
                     continue
-                holding = conn.execute(
-                    "SELECT l, (SELECT count(*) FROM memories WHERE namespace = %s AND words @@ l::tsquery) "
-                    "FROM unnest(%s::text[]) AS l",
-                    (namespace, [f"'{lx.replace(chr(39), chr(39) * 2)}'" for lx in lexemes]),
-                ).fetchall()
-                idfs = [bm25.idf(documents, int(r[1])) for r in holding]
+                held = dict(
+                    conn.execute(
+                        "SELECT lexeme, docs FROM word_stats WHERE namespace = %s AND lexeme = ANY(%s)",
+                        (namespace, lexemes),
+                    ).fetchall()
+                )
+                idfs = [bm25.idf(documents, int(held.get(lexeme, 0))) for lexeme in lexemes]
+                match = _candidate_words(lexemes, held)
+                if not match:
+                    continue
                 rows = conn.execute(
                     "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, idf)) "
                     f"SELECT m.id, sum(q.idf * f.tf * {bm25.K1 + 1} / (f.tf + {bm25.K1} * "
@@ -871,7 +875,9 @@ class PostgresStore:
                 sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(_EF_SEARCH_MIN, 2 * limit)))
             )
             for model in dict.fromkeys(models):
-                out[model] = self._search_model(conn, query, model, where, params, limit, include)
+                out[model] = self._search_model(
+                    conn, query, model, (where, params, list(filters.pools)), limit, include
+                )
         return out
 
     def _search_model(
@@ -879,11 +885,12 @@ class PostgresStore:
         conn: psycopg.Connection[Any],
         query: Vector,
         model: str,
-        where: str,
-        params: list[Any],
+        filtered: tuple[str, list[Any], list[str]],
         limit: int,
         include: Sequence[str],
     ) -> DenseHits:
+        """One model's hits; `filtered` is the filters' WHERE clause, its parameters and the pools."""
+        where, params, pools = filtered
         row = conn.execute("SELECT dim FROM vector_models WHERE model = %s", (model,)).fetchone()
         if row is None or limit <= 0 or int(row[0]) != query.shape[0]:
             return DenseHits(hits=[], mean=0.0, std=0.0, extra={})
@@ -895,10 +902,16 @@ class PostgresStore:
             "SELECT id, 1 - d FROM near ORDER BY d, id",
             (query, model, *params, query, limit),
         ).fetchall()
+        # The spread of cosine over everything that passes, for fusion's z-scores: exact in a pool of up to
+        # _SPREAD_SAMPLE memories, else over an even sample of that many (by write order).
+        pooled = conn.execute(
+            "SELECT coalesce(sum(docs), 0) FROM word_totals WHERE namespace = ANY(%s)", (pools,)
+        ).fetchone()
+        stride = 1 + int(pooled[0] if pooled else 0) // _SPREAD_SAMPLE
         spread = conn.execute(
             f"SELECT avg(1 - {distance}), stddev_pop(1 - {distance}) FROM vectors v "
-            f"JOIN memories m ON m.seq = v.seq WHERE v.model = %s AND {where}",
-            (query, query, model, *params),
+            f"JOIN memories m ON m.seq = v.seq WHERE v.model = %s AND v.vseq %% %s = 0 AND {where}",
+            (query, query, model, stride, *params),
         ).fetchone()
         extra: dict[str, float] = {}
         if include:
@@ -974,7 +987,7 @@ class PostgresStore:
             rows = conn.execute(
                 "SELECT relname FROM pg_class WHERE relname = ANY(%s) AND relkind = 'r' "
                 "AND NOT (relrowsecurity AND relforcerowsecurity)",
-                (list(POOLED_TABLES),),
+                (list(SECURED_TABLES),),
             ).fetchall()
             problems += [f"{r[0]}: row-level security is not forced; pools are not kept apart" for r in rows]
             missing = conn.execute(
@@ -984,7 +997,8 @@ class PostgresStore:
         return problems + self.stats(None).health
 
     def rebuild_text_indexes(self) -> int:
-        """Recompute every memory's words, tags and entities from its record, in one transaction."""
+        """Recompute every memory's words, tags and entities from its record, the pools' word statistics,
+        and each vector model's index, in one transaction."""
         with self._tx() as conn:
             conn.execute("DELETE FROM memory_tags")
             conn.execute("DELETE FROM memory_entities")
@@ -996,6 +1010,7 @@ class PostgresStore:
                     (*_word_parts(record), int(row[0])),
                 )
                 self._index(conn, int(row[0]), record)
+            conn.execute(COUNT_WORDS)  # counted afresh, whatever state the counts were in
             for model, dim in conn.execute("SELECT model, dim FROM vector_models").fetchall():
                 self._indexed.pop(str(model), None)
                 conn.execute("DELETE FROM vector_models WHERE model = %s", (model,))
@@ -1086,10 +1101,7 @@ class PostgresStore:
             return
         # The audit log refuses deletion; a restore replaces it whole, inside this one transaction.
         conn.execute("ALTER TABLE audit DISABLE TRIGGER USER")
-        conn.execute(
-            "TRUNCATE memories, memory_tags, memory_entities, vectors, edges, audit, conflicts, "
-            "conflict_numbers, restatements, maintenance_runs"
-        )
+        conn.execute(f"TRUNCATE {', '.join(SECURED_TABLES)}")
         conn.execute("ALTER TABLE audit ENABLE TRIGGER USER")
 
     def backup_to(self, target: Path) -> None:
@@ -1124,6 +1136,22 @@ class PostgresStore:
         except BackendUnavailable as exc:
             logger.warning("access statistics not recorded at close: %s", exc)
         self._pool.close()
+
+
+def _candidate_words(lexemes: Sequence[str], held: dict[str, int]) -> str:
+    """The tsquery that picks which memories are scored: any of the words, or, when together they are in
+    more than _WORD_CANDIDATES memories, the rarest ones up to that many (at least the rarest word). The
+    memories left out hold only the commonest words, whose inverse document frequency is lowest: they
+    could only rank low, and scoring them all would cost a scan of most of a large pool."""
+    present = sorted((lexeme for lexeme in lexemes if held.get(lexeme, 0) > 0), key=lambda x: (held[x], x))
+    chosen: list[str] = []
+    total = 0
+    for lexeme in present:
+        if chosen and total + held[lexeme] > _WORD_CANDIDATES:
+            break
+        chosen.append(lexeme)
+        total += held[lexeme]
+    return " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in chosen)
 
 
 def _vector_values(stored: Any) -> Vector:

@@ -15,12 +15,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from kenning.adapters.pg_url import redacted
 from kenning.bench.embedders import named_gate
 from kenning.bench.locomo_data import CATEGORIES, Conversation, LoadReport, load
 from kenning.bench.machine import describe, machine_info
 from kenning.bench.metrics import Tally, percentile
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
+from kenning.ports.store import MemoryStore
 from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
@@ -79,6 +81,7 @@ def run_variant(
     remember_path: str = "bench",
     progress: Callable[[str], None] | None = None,
     maintain_after_days: float | None = None,
+    store_url: str | None = None,
 ) -> VariantResult:
     tallies: dict[int, Tally] = {c: Tally() for c in CATEGORIES}
     overall = Tally()
@@ -86,9 +89,7 @@ def run_variant(
     maintained: dict[str, int] | None = None if maintain_after_days is None else {}
     for convo in conversations:
         with tempfile.TemporaryDirectory() as scratch:
-            from kenning.adapters.sqlite_store import SqliteStore
-
-            store = SqliteStore(Path(scratch) / "locomo.db")
+            store = _empty_store(Path(scratch) / "locomo.db", store_url)
             clock = FixedClock(convo.end_time)
             app = Kenning(Deps(store=store, embeddings=gate, clock=clock, retrieval=params))
             try:
@@ -143,6 +144,19 @@ def run_variant(
     )
 
 
+def _empty_store(path: Path, store_url: str | None) -> MemoryStore:
+    """A SQLite file at `path`, or the PostgreSQL database at `store_url` emptied first."""
+    if store_url is None:
+        from kenning.adapters.sqlite_store import SqliteStore
+
+        return SqliteStore(path)
+    from kenning.adapters.pg_store import PostgresStore
+
+    store = PostgresStore(store_url)
+    store.load(iter(()), replace=True)
+    return store
+
+
 def _name(speaker: str) -> str | None:
     cleaned = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in speaker).strip("-")
     return cleaned or None
@@ -171,6 +185,7 @@ def run_locomo_bench(
     echo: Callable[[str], None],
     limit_conversations: int | None = None,
     maintain_after_days: float | None = None,
+    store_url: str | None = None,
 ) -> dict[str, Any]:
     conversations, report = load(path)
     if limit_conversations is not None:
@@ -184,13 +199,20 @@ def run_locomo_bench(
     info = machine_info()
     echo(f"machine: {describe(info)}")
     echo(f"model:   {model}")
+    where = f"postgresql ({redacted(store_url)})" if store_url else "sqlite (a file per conversation)"
+    echo(f"store:   {where}")
     echo(_report_line(report))
     results = []
     for variant in variants:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
         result = run_variant(
-            variant, conversations, gate, VARIANTS[variant](params), maintain_after_days=maintain_after_days
+            variant,
+            conversations,
+            gate,
+            VARIANTS[variant](params),
+            maintain_after_days=maintain_after_days,
+            store_url=store_url,
         )
         if maintain_after_days is not None:
             result.name += f" after maintenance (+{maintain_after_days:g} d)"
@@ -200,6 +222,7 @@ def run_locomo_bench(
         "data": str(path),
         "machine": info,
         "embedder": model,
+        "store": "postgresql" if store_url else "sqlite",
         "settings": {
             "candidates": params.candidates,
             "rerank_depth": params.rerank_depth,

@@ -82,6 +82,11 @@ def bench_latency(
     default=None,
     help="Run maintenance once on each store, this many days after the conversation ended, before recall.",
 )
+@click.option(
+    "--store-url",
+    default=None,
+    help="Run on this PostgreSQL database (postgresql://…) instead of SQLite files; it is EMPTIED first.",
+)
 def bench_locomo(
     path: Path | None,
     embedder: str,
@@ -90,6 +95,7 @@ def bench_locomo(
     cache_dir: Path,
     conversations: int | None,
     maintain_after_days: float | None,
+    store_url: str | None,
 ) -> None:
     """Turn-level LoCoMo retrieval, categories 1-4: Hit@k, Recall@k, NDCG@10 per category."""
     from kenning.bench.locomo import VARIANTS, default_path, run_locomo_bench
@@ -112,6 +118,7 @@ def bench_locomo(
             echo=click.echo,
             limit_conversations=conversations,
             maintain_after_days=maintain_after_days,
+            store_url=store_url,
         )
 
 

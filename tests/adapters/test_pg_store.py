@@ -1,0 +1,86 @@
+"""What the PostgreSQL store does beyond the shared contract: word statistics kept exact by the
+database, the bounded word search of a large pool, migrations of an older schema, and several server
+processes on one database."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import psycopg
+
+from kenning.adapters.pg_schema import COUNT_WORDS, MIGRATIONS
+from kenning.adapters.pg_store import PostgresStore, _candidate_words
+from kenning.core.query import Filters
+from kenning.core.records import MemoryState
+from kenning.ports.store import StateChange
+from records import audit, record
+from store_backends import ID1, ID2, ID3, MODEL, unit
+
+ACTIVE = Filters(namespace="ns")
+
+
+def _counts(url: str) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    with psycopg.connect(url) as conn:
+        conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
+        stats = conn.execute("SELECT namespace, lexeme, docs FROM word_stats WHERE docs > 0 ORDER BY 1, 2")
+        totals = conn.execute("SELECT namespace, docs, words FROM word_totals WHERE docs > 0 ORDER BY 1")
+        return stats.fetchall(), totals.fetchall()
+
+
+def _recounted(url: str) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    with psycopg.connect(url) as conn:
+        conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
+        conn.execute(COUNT_WORDS)
+        conn.commit()
+    return _counts(url)
+
+
+def test_word_statistics_stay_what_a_fresh_count_gives_through_every_kind_of_write(pg_url: str) -> None:
+    store = PostgresStore(pg_url)
+    store.insert(record(ID1, "deploys run on Fridays", tags=["ops"]), [unit(1, 0, 0)], audit("remember", ID1))
+    store.insert(record(ID2, "deploys of the billing API", namespace="other"), [], audit("remember", ID2))
+    store.insert(record(ID3, "billing runs nightly"), [], audit("remember", ID3))
+    changed = replace(record(ID1, "deploys run on Tuesdays", tags=["ops", "deploy"]), version=2)
+    store.replace(changed, expected_version=1, revector=False, vectors=[], audit=audit("update", ID1))
+    store.change_states([StateChange(ID3, MemoryState.ARCHIVED, 1)], 200.0, "a", "archive")
+    store.delete(ID2, audit("purge", ID2))
+    kept = _counts(pg_url)
+    assert ("ns", "tuesday", 1) in kept[0] and not any(row[1] == "friday" for row in kept[0])
+    assert kept == _recounted(pg_url) and [row[:2] for row in kept[1]] == [("ns", 2)]
+    store.close()
+
+
+def test_a_word_search_of_a_large_pool_scores_the_memories_holding_its_rarest_words() -> None:
+    held = {"kafka": 40, "broker": 900, "use": 30_000, "servic": 19_500}
+    assert _candidate_words(["use", "kafka", "broker", "servic"], held) == "'kafka' | 'broker'"
+    assert _candidate_words(["use"], held) == "'use'"  # the rarest word is always searched
+    assert _candidate_words(["nowhere"], held) == ""
+    assert _candidate_words(["kafka", "broker"], {"kafka": 3, "broker": 5}) == "'kafka' | 'broker'"
+
+
+def test_a_database_at_schema_1_is_migrated_and_its_word_statistics_counted(pg_url: str) -> None:
+    store = PostgresStore(pg_url)
+    store.insert(record(ID1, "the quarterly report is due Monday"), [], audit("remember", ID1))
+    store.close()
+    with psycopg.connect(pg_url) as conn:  # back to schema 1: no statistics tables, version 1
+        conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
+        conn.execute("DROP TRIGGER memories_count_words ON memories")
+        conn.execute("DROP TABLE word_stats, word_totals")
+        conn.execute("DROP FUNCTION kenning_count_words")
+        conn.execute("DELETE FROM schema_version WHERE version > 1")
+    reopened = PostgresStore(pg_url)
+    assert reopened.schema_version == len(MIGRATIONS) == 2
+    assert [hit[0] for hit in reopened.search_words("quarterly report", ACTIVE, 5)] == [ID1]
+    reopened.close()
+
+
+def test_a_write_acknowledged_by_one_process_is_read_by_another_at_once(pg_url: str) -> None:
+    first, second = PostgresStore(pg_url), PostgresStore(pg_url)
+    first.insert(record(ID1, "the VPN gateway is vpn2"), [unit(1, 0, 0)], audit("remember", ID1))
+    assert second.get(ID1) is not None
+    assert [hit[0] for hit in second.search_words("vpn gateway", ACTIVE, 5)] == [ID1]
+    assert second.search_vectors(unit(1, 0, 0).values, MODEL, ACTIVE, 5).hits[0][0] == ID1
+    second.change_states([StateChange(ID1, MemoryState.ARCHIVED, 1)], 200.0, "a", "archive")
+    assert first.search_vectors(unit(1, 0, 0).values, MODEL, ACTIVE, 5).hits == []
+    first.close()
+    second.close()
