@@ -3,13 +3,12 @@ forgets its pool predicate still returns nothing of a pool outside the transacti
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
-from kenning.adapters.pg_store import PostgresStore
+from kenning.adapters.pg_store import PostgresStore, pools_literal
 from kenning.core.errors import NotFound
 from kenning.core.records import AuditEntry, Edge, EdgeType
 from kenning.ports.store import pools_in_scope
@@ -65,13 +64,13 @@ def test_a_raw_query_with_no_predicate_returns_nothing_without_a_scope_and_canno
         # Kenning's own role, no pools named: not one row, however the query is written.
         assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM vectors").fetchone() == (0,)
-        conn.execute("SELECT set_config('kenning.pools', %s, true)", (json.dumps(["a"]),))
+        conn.execute("SELECT set_config('kenning.pools', %s, true)", (pools_literal(["a"]),))
         assert conn.execute("SELECT count(*) FROM memories").fetchone() == (2,)
         assert conn.execute("SELECT count(*) FROM audit WHERE namespace = 'b'").fetchone() == (0,)
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
             conn.execute("UPDATE memories SET namespace = 'b' WHERE id = %s", (ID1,))
     with psycopg.connect(pg_url) as conn:
-        conn.execute("SELECT set_config('kenning.pools', %s, true)", (json.dumps(["a"]),))
+        conn.execute("SELECT set_config('kenning.pools', %s, true)", (pools_literal(["a"]),))
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level security"):
             conn.execute(
                 "INSERT INTO maintenance_runs (namespace, started_at, finished_at, report) "
@@ -81,3 +80,9 @@ def test_a_raw_query_with_no_predicate_returns_nothing_without_a_scope_and_canno
 
 def test_every_pooled_table_forces_row_level_security(pg_store: PostgresStore) -> None:
     assert pg_store.index_problems() == []
+
+
+def test_pool_names_reach_the_database_as_they_are(pg_url: str) -> None:
+    names = ["team", 'odd"name', "back\\slash", "a,b", "x y"]
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT %s::text[]", (pools_literal(names),)).fetchone() == (names,)

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-# Which pools the current transaction may touch: `kenning.pools` holds them as a JSON array, and
+# Which pools the current transaction may touch: `kenning.pools` holds them as an array literal, and
 # `kenning.all_pools` = 'on' opens every pool (the operator's console, maintenance across pools).
 _POOL_FUNCTIONS = """
-CREATE OR REPLACE FUNCTION kenning_may_see(ns text) RETURNS boolean
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
+CREATE FUNCTION kenning_pools() RETURNS text[] LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT coalesce(nullif(current_setting('kenning.pools', true), ''), '{}')::text[]
+$$;
+CREATE FUNCTION kenning_all_pools() RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT coalesce(current_setting('kenning.all_pools', true), '') = 'on'
-        OR ns = ANY (ARRAY(
-            SELECT jsonb_array_elements_text(
-                coalesce(nullif(current_setting('kenning.pools', true), ''), '[]')::jsonb
-            )
-        ))
 $$;
 """
 
@@ -51,14 +48,17 @@ INSERT INTO word_totals (namespace, docs, words)
 """
 
 
+_MAY_SEE = "(SELECT kenning_all_pools()) OR namespace = ANY ((SELECT kenning_pools())::text[])"
+
+
 def _row_security(tables: tuple[str, ...]) -> str:
     statements = []
     for table in tables:
         statements.append(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;")
         statements.append(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;")
         statements.append(
-            f"CREATE POLICY {table}_pools ON {table} USING (kenning_may_see(namespace)) "
-            "WITH CHECK (kenning_may_see(namespace));"
+            # Each function in a sub-select: computed once a statement, not once a row.
+            f"CREATE POLICY {table}_pools ON {table} USING ({_MAY_SEE}) WITH CHECK ({_MAY_SEE});"
         )
     return "\n".join(statements)
 

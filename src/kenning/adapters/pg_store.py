@@ -130,7 +130,7 @@ class PostgresStore:
                 if pools is None:
                     conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
                 else:
-                    conn.execute("SELECT set_config('kenning.pools', %s, true)", (json.dumps(list(pools)),))
+                    conn.execute("SELECT set_config('kenning.pools', %s, true)", (pools_literal(pools),))
                 yield conn
         except PoolTimeout as exc:
             raise BackendUnavailable(f"no free connection to {self.location}; retry later") from exc
@@ -170,7 +170,7 @@ class PostgresStore:
     ) -> None:
         row = conn.execute(_INSERT_RECORD, (*row_values(record), *_word_parts(record))).fetchone()
         seq = int(row[0]) if row else 0
-        self._index(conn, seq, record)
+        self._index(conn, [(seq, record)])
         for vector in vectors:
             self._put_vector(conn, seq, record.namespace, vector)
         self._put_edges(conn, edges)
@@ -240,7 +240,7 @@ class PostgresStore:
         )
         conn.execute("DELETE FROM memory_tags WHERE seq = %s", (seq,))
         conn.execute("DELETE FROM memory_entities WHERE seq = %s", (seq,))
-        self._index(conn, seq, record)
+        self._index(conn, [(seq, record)])
         if revector:
             conn.execute("DELETE FROM vectors WHERE seq = %s", (seq,))
             for vector in vectors:
@@ -336,21 +336,30 @@ class PostgresStore:
                 later = self._touches.get(memory_id)
                 self._touches[memory_id] = (later[0], later[1] + count) if later else (at, count)
 
-    def _index(self, conn: psycopg.Connection[Any], seq: int, record: MemoryRecord) -> None:
+    def _index(self, conn: psycopg.Connection[Any], items: Sequence[tuple[int, MemoryRecord]]) -> None:
+        """The tag and entity rows of these (seq, record) pairs."""
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO memory_tags (seq, tag, namespace) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                [(seq, t, record.namespace) for t in record.tags],
+                [(seq, t, record.namespace) for seq, record in items for t in record.tags],
             )
             cur.executemany(
                 "INSERT INTO memory_entities (seq, entity, namespace) VALUES (%s, %s, %s) "
                 "ON CONFLICT DO NOTHING",
-                [(seq, e.casefold(), record.namespace) for e in record.entities],
+                [(seq, e.casefold(), record.namespace) for seq, record in items for e in record.entities],
             )
 
     def _put_vector(
         self, conn: psycopg.Connection[Any], seq: int, namespace: str, vector: StoredVector
     ) -> None:
+        values = self._checked(conn, vector)
+        conn.execute(
+            "INSERT INTO vectors (seq, namespace, model, dim, vec) VALUES (%s, %s, %s, %s, %s)",
+            (seq, namespace, vector.model, int(values.shape[0]), values),
+        )
+
+    def _checked(self, conn: psycopg.Connection[Any], vector: StoredVector) -> np.ndarray:
+        """The vector as one finite float32 row of the dimension its model has in this store."""
         values = np.ascontiguousarray(vector.values, dtype=np.float32)
         if values.ndim != 1 or not np.all(np.isfinite(values)):
             raise ContractBroken(f"vector for model {vector.model} must be one finite row")
@@ -359,10 +368,7 @@ class PostgresStore:
             raise ContractBroken(
                 f"vector for model {vector.model} has dimension {values.shape[0]}; the store holds {dim}"
             )
-        conn.execute(
-            "INSERT INTO vectors (seq, namespace, model, dim, vec) VALUES (%s, %s, %s, %s, %s)",
-            (seq, namespace, vector.model, dim, values),
-        )
+        return values
 
     def _ensure_index(self, conn: psycopg.Connection[Any], model: str, dim: int) -> int:
         """The dimension the store holds for `model`; the first vector of a model creates its HNSW index
@@ -1009,7 +1015,7 @@ class PostgresStore:
                     f"UPDATE memories SET {_SET_WORDS} WHERE seq = %s",
                     (*_word_parts(record), int(row[0])),
                 )
-                self._index(conn, int(row[0]), record)
+                self._index(conn, [(int(row[0]), record)])
             conn.execute(COUNT_WORDS)  # counted afresh, whatever state the counts were in
             for model, dim in conn.execute("SELECT model, dim FROM vector_models").fetchall():
                 self._indexed.pop(str(model), None)
@@ -1056,13 +1062,8 @@ class PostgresStore:
             self._clear_for_load(conn, replace)
             seqs: dict[str, tuple[int, str]] = {}
             for batch in batches:
-                for item in batch.records:
-                    row = conn.execute(_INSERT_RECORD, (*row_values(item), *_word_parts(item))).fetchone()
-                    seqs[item.id] = (int(row[0]) if row else 0, item.namespace)
-                    self._index(conn, seqs[item.id][0], item)
+                self._load_records(conn, batch, seqs)
                 written += len(batch.records)
-                for memory_id, vector in batch.vectors:
-                    self._put_vector(conn, *seqs[memory_id], vector)
                 self._put_edges(conn, batch.edges)
                 with conn.cursor() as cur:
                     cur.executemany(
@@ -1090,6 +1091,29 @@ class PostgresStore:
                 for entry in batch.audit:
                     self._append_audit(conn, entry)
         return written
+
+    def _load_records(
+        self, conn: psycopg.Connection[Any], batch: DumpBatch, seqs: dict[str, tuple[int, str]]
+    ) -> None:
+        """A batch's records, their tags, entities and vectors, each kind in one pipelined round."""
+        with conn.cursor() as cur:
+            if batch.records:
+                cur.executemany(
+                    _INSERT_RECORD, [(*row_values(r), *_word_parts(r)) for r in batch.records], returning=True
+                )
+                for position, item in enumerate(batch.records):
+                    if position:
+                        cur.nextset()
+                    row = cur.fetchone()
+                    seqs[item.id] = (int(row[0]) if row else 0, item.namespace)
+                self._index(conn, [(seqs[r.id][0], r) for r in batch.records])
+            rows = []
+            for memory_id, vector in batch.vectors:
+                values = self._checked(conn, vector)
+                rows.append((*seqs[memory_id], vector.model, int(values.shape[0]), values))
+            cur.executemany(
+                "INSERT INTO vectors (seq, namespace, model, dim, vec) VALUES (%s, %s, %s, %s, %s)", rows
+            )
 
     def _clear_for_load(self, conn: psycopg.Connection[Any], replace: bool) -> None:
         row = conn.execute("SELECT (SELECT count(*) FROM memories) + (SELECT count(*) FROM audit)").fetchone()
@@ -1136,6 +1160,12 @@ class PostgresStore:
         except BackendUnavailable as exc:
             logger.warning("access statistics not recorded at close: %s", exc)
         self._pool.close()
+
+
+def pools_literal(pools: Sequence[str]) -> str:
+    """Pools as a PostgreSQL array literal, for the transaction's `kenning.pools` setting."""
+    quoted = ('"' + pool.replace("\\", "\\\\").replace('"', '\\"') + '"' for pool in pools)
+    return "{" + ",".join(quoted) + "}"
 
 
 def _candidate_words(lexemes: Sequence[str], held: dict[str, int]) -> str:

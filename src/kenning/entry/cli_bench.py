@@ -62,6 +62,51 @@ def bench_latency(
         )
 
 
+@bench.command("scale")
+@click.option(
+    "--sqlite", "sqlite_sizes", default="10000,100000", show_default=True, help="SQLite sizes ('' for none)."
+)
+@click.option(
+    "--postgres-url", default=None, help="A PostgreSQL database to measure on (it is EMPTIED first)."
+)
+@click.option(
+    "--postgres", "postgres_sizes", default="100000,1000000", show_default=True, help="PostgreSQL sizes."
+)
+@click.option(
+    "--samples", type=int, default=100, show_default=True, help="Timed remembers and recalls per size."
+)
+@_embedder_option
+@_json_option
+@_cache_option
+def bench_scale(
+    sqlite_sizes: str,
+    postgres_url: str | None,
+    postgres_sizes: str,
+    samples: int,
+    embedder: str,
+    json_path: Path | None,
+    cache_dir: Path | None,
+) -> None:
+    """Fill throughput, remember and recall p50/p95, disk size and planted needles found, at each size."""
+    from kenning.bench.scale import Backend, postgres_backend, run_scale_bench, sqlite_backend
+
+    def sizes(text: str) -> list[int]:
+        return [int(s) for s in text.split(",") if s.strip()]
+
+    plan: list[tuple[Backend, int]] = [(sqlite_backend(), size) for size in sizes(sqlite_sizes)]
+    if postgres_url:
+        plan += [(postgres_backend(postgres_url), size) for size in sizes(postgres_sizes)]
+    with _errors():
+        run_scale_bench(
+            plan=plan,
+            embedder=embedder,
+            samples=samples,
+            cache_dir=cache_dir,
+            json_path=json_path,
+            echo=click.echo,
+        )
+
+
 @bench.command("locomo")
 @click.argument("path", required=False, type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @_embedder_option
