@@ -72,7 +72,7 @@ _PLACEHOLDERS = ", ".join(["%s"] * COLUMN_COUNT)
 _UPDATE_COLUMNS = ", ".join(f"{name.strip()} = %s" for name in COLUMNS.split(",")[1:])
 _EF_SEARCH_MIN = 64
 _WORD_CANDIDATES = 20_000  # memories a word search scores at most (see _candidate_words)
-_SPREAD_SAMPLE = 20_000  # rows over which the spread of cosine is measured, beyond which it is sampled
+_SPREAD_SAMPLE = 2_000  # rows over which the spread of cosine is measured, beyond which it is sampled
 _WORD_COUNT = "(SELECT coalesce(sum(array_length(positions, 1)), 0) FROM unnest(w.v))"
 _SET_WORDS = f"words = w.v, word_count = {_WORD_COUNT} FROM (SELECT {_WORDS} AS v) w"
 _INSERT_RECORD = (

@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import AsyncExitStack, ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -296,9 +296,10 @@ def _ms(values: list[float], q: float) -> float | None:
 
 
 async def measure(
-    door: Door, plans: Sequence[Plan], *, seconds: float, sampler: RssSampler
+    door: Door, plans: Sequence[Plan], *, seconds: float, sampler: RssSampler, reader: Door | None = None
 ) -> dict[str, Any]:
-    """Run every agent's plan through `door` for `seconds`, then read back what was acknowledged."""
+    """Run every agent's plan through `door` for `seconds`, then read back what was acknowledged
+    (through `reader` when given: another server process)."""
     loop = asyncio.get_running_loop()
     tally = Tally()
     sampling = asyncio.create_task(sampler.run())
@@ -320,7 +321,7 @@ async def measure(
     sampler.sample()
     rss = sampler.report()
     acknowledged = len(set(tally.written))
-    missing = await lost_writes(door, tally.written)
+    missing = await lost_writes(reader or door, tally.written)
     ops = sum(tally.attempts.values())
     return {
         "agents": len(plans),
@@ -372,20 +373,20 @@ def seed_store(
     cache_dir: Path | None,
     copy_to: Path | None,
     extra_tokens: Sequence[TokenRequest] = (),
+    store_url: str | None = None,
 ) -> Seeded:
     """Fill the store in this process (embedding in batches, through the cache when given), issue
     the tokens (the crew's, the limit probes' and `extra_tokens`), and copy the whole store to
-    `copy_to` for the stdio run."""
-    from kenning.adapters.sqlite_store import SqliteStore
-    from kenning.adapters.sqlite_tokens import SqliteTokens
+    `copy_to` for the stdio run. With `store_url` the store is that PostgreSQL database, emptied first
+    (its live tokens of the same names are revoked)."""
     from kenning.ports.clock import SystemClock
     from kenning.services.deps import Caller, Deps
     from kenning.services.facade import Kenning
 
     shares = pool_shares(size, list(dict.fromkeys(agent.pool for agent in crew)))
-    store = SqliteStore(db)
+    store, tokens_at = _bench_store(db, store_url)
     gate = named_gate(embedder, cache_dir)
-    app = Kenning(Deps(store=store, tokens=SqliteTokens(db), embeddings=gate, clock=SystemClock()))
+    app = Kenning(Deps(store=store, tokens=tokens_at, embeddings=gate, clock=SystemClock()))
     try:
         start = time.perf_counter()
         ids: dict[str, list[str]] = {}
@@ -412,6 +413,9 @@ def seed_store(
             TokenRequest(name="burst-at-once", write_pool="agent:burst-at-once", read_pools=(TEAM_POOL,)),
             *extra_tokens,
         ]
+        for request in requests:  # a previous run's, on a database that outlives it
+            if any(t.name == request.name and t.live(time.time()) for t in app.list_tokens(operator)):
+                app.revoke_token(operator, request.name)
         tokens = {request.name: app.issue_token(operator, request)[0] for request in requests}
         if copy_to is not None:
             store.backup_to(copy_to)
@@ -424,6 +428,21 @@ def seed_store(
         model=model,
         seconds=seconds,
     )
+
+
+def _bench_store(db: Path, store_url: str | None) -> tuple[Any, Any]:
+    """(store, tokens): the SQLite file `db`, or the PostgreSQL database at `store_url`, emptied."""
+    if store_url is None:
+        from kenning.adapters.sqlite_store import SqliteStore
+        from kenning.adapters.sqlite_tokens import SqliteTokens
+
+        return SqliteStore(db), SqliteTokens(db)
+    from kenning.adapters.pg_store import PostgresStore
+    from kenning.adapters.pg_tokens import PgTokens
+
+    store = PostgresStore(store_url)
+    store.load(iter(()), replace=True)
+    return store, PgTokens(store_url)
 
 
 # --- over HTTP ------------------------------------------------------------------------------------
@@ -490,8 +509,12 @@ def http_server(env: dict[str, str], log: Path) -> Iterator[tuple[str, int]]:
                 proc.wait()
 
 
-def http_door(client: httpx.AsyncClient, tokens: Sequence[str]) -> Door:
+def http_door(clients: Sequence[httpx.AsyncClient], tokens: Sequence[str], *, shift: int = 0) -> Door:
+    """Agent `index` calls server `(index + shift) % len(clients)`: with several servers and a shift of
+    one, each agent's writes are read back through another process than the one that took them."""
+
     async def call(index: int, tool: str, arguments: dict[str, Any]) -> Reply:
+        client = clients[(index + shift) % len(clients)]
         try:
             response = await client.post(
                 f"/api/v1/{tool}", json=arguments, headers={"Authorization": f"Bearer {tokens[index]}"}
@@ -569,8 +592,7 @@ def _burst_report(sent: int, statuses: Counter[str], waits: list[int]) -> dict[s
 
 
 async def _drive_http(
-    url: str,
-    pid: int,
+    servers: Sequence[tuple[str, int]],
     plans: Sequence[Plan],
     tokens: Sequence[str],
     *,
@@ -578,15 +600,24 @@ async def _drive_http(
     probe: LimitProbe,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     pool_size = len(plans) + _AT_ONCE_FACTOR * probe.at_once + 8
-    async with httpx.AsyncClient(
-        base_url=url,
-        timeout=_REQUEST_TIMEOUT_S,
-        limits=httpx.Limits(max_connections=pool_size, max_keepalive_connections=pool_size),
-    ) as client:
+    limits = httpx.Limits(max_connections=pool_size, max_keepalive_connections=pool_size)
+    async with AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(base_url=url, timeout=_REQUEST_TIMEOUT_S, limits=limits)
+            )
+            for url, _ in servers
+        ]
+        sampler = RssSampler(lambda: [p for _, pid in servers for p in with_children(pid)])
         report = await measure(
-            http_door(client, tokens), plans, seconds=seconds, sampler=RssSampler(lambda: with_children(pid))
+            http_door(clients, tokens),
+            plans,
+            seconds=seconds,
+            sampler=sampler,
+            reader=http_door(clients, tokens, shift=1) if len(clients) > 1 else None,
         )
-        provoked = await provoke_limits(client, probe)
+        provoked = await provoke_limits(clients[0], probe)
+    report["servers"] = len(servers)
     return report, provoked
 
 
@@ -666,10 +697,13 @@ def run_http_bench(
     echo: Callable[[str], None],
     seed: int = 7,
     mix: Mapping[str, float] = DEFAULT_MIX,
+    store_url: str | None = None,
+    servers: int = 1,
 ) -> dict[str, Any]:
     """Seed, run the HTTP server under load, provoke its limits, then the stdio processes (unless
     `stdio_agents` is 0); print the figures with the machine and model, and return them. Each agent
-    draws its operations from `seed` and its own number, with the weights of `mix`."""
+    draws its operations from `seed` and its own number, with the weights of `mix`. With `store_url`
+    the store is that PostgreSQL database (emptied first), served by `servers` processes at once."""
     if stdio_agents > agents:
         raise ValueError("the stdio run takes a subset of the agents: --stdio-agents <= --agents")
     info = machine_info()
@@ -684,8 +718,10 @@ def run_http_bench(
             embedder=embedder,
             cache_dir=cache_dir,
             copy_to=copy if stdio_agents else None,
+            store_url=store_url,
         )
         echo(f"model:   {seeded.model}")
+        echo(f"store:   {'postgresql, ' + str(servers) + ' server processes' if store_url else 'sqlite'}")
         pools = {pool: len(ids) for pool, ids in seeded.ids.items()}
         stored = sum(pools.values())  # fewer than the writes if some restated another
         echo(f"seeded {stored} memories from {size} writes in {seeded.seconds:.1f} s: {_pools_line(pools)}")
@@ -698,6 +734,7 @@ def run_http_bench(
         server_env = {
             **env,
             "KENNING_STORAGE__DB_PATH": str(db),
+            **({"KENNING_STORAGE__URL": store_url} if store_url else {}),
             "KENNING_HTTP__REQUESTS_PER_MINUTE": str(requests_per_minute),
             "KENNING_HTTP__CONCURRENT_REQUESTS": str(concurrent_requests),
         }
@@ -710,9 +747,13 @@ def run_http_bench(
         plans = [Plan(agent, seeded.ids[agent.pool], seed, mix) for agent in crew]
         tokens = [seeded.tokens[agent.name] for agent in crew]
         log = Path(scratch) / "server.log"
-        echo(f"HTTP: {agents} agents against one `kenning serve --http` for {seconds:g} s ...")
-        with http_server(server_env, log) as (url, pid):
-            http, provoked = asyncio.run(_drive_http(url, pid, plans, tokens, seconds=seconds, probe=probe))
+        echo(f"HTTP: {agents} agents against {servers} `kenning serve --http` for {seconds:g} s ...")
+        with ExitStack() as running:
+            started = [
+                running.enter_context(http_server(server_env, log.with_name(f"server-{n}.log")))
+                for n in range(servers)
+            ]
+            http, provoked = asyncio.run(_drive_http(started, plans, tokens, seconds=seconds, probe=probe))
         stdio = None
         if stdio_agents:
             echo(f"stdio: {stdio_agents} `kenning serve` processes, one per agent, for {stdio_seconds:g} s")
@@ -723,6 +764,7 @@ def run_http_bench(
         "machine": info,
         "model": seeded.model,
         "size": size,
+        "store": "postgresql" if store_url else "sqlite",
         "stored": stored,
         "pools": pools,
         "seed_seconds": round(seeded.seconds, 1),

@@ -374,6 +374,15 @@ def bench_year(
     "--stdio-agents", type=click.IntRange(1, 1000), help="stdio processes, one per agent [--agents]."
 )
 @click.option("--no-stdio", is_flag=True, help="Skip the run through stdio processes.")
+@click.option("--store-url", default=None, help="Serve this PostgreSQL database (it is EMPTIED first).")
+@click.option(
+    "--servers",
+    type=click.IntRange(1, 8),
+    default=1,
+    show_default=True,
+    help="`serve --http` processes on the one database (needs --store-url); agents are spread over them "
+    "and read their writes back through another one.",
+)
 @_embedder_option
 @_cache_option
 @_json_option
@@ -384,6 +393,8 @@ def bench_http(
     stdio_seconds: float | None,
     stdio_agents: int | None,
     no_stdio: bool,
+    store_url: str | None,
+    servers: int,
     embedder: str,
     cache_dir: Path,
     json_path: Path | None,
@@ -401,6 +412,8 @@ def bench_http(
         _fail("--stdio-agents must not exceed --agents (the stdio run takes a subset of the agents)")
     if size < 1 + agents // 2:
         _fail(f"--size must be at least {1 + agents // 2}: one memory in each pool the agents use")
+    if servers > 1 and not store_url:
+        _fail("--servers above 1 needs --store-url: several processes share one PostgreSQL database")
     with _errors():
         http = load_settings({}).http
         report = run_http_bench(
@@ -415,6 +428,8 @@ def bench_http(
             concurrent_requests=http.concurrent_requests,
             json_path=json_path,
             echo=click.echo,
+            store_url=store_url,
+            servers=servers,
         )
     lost = report["http"]["lost_writes"] + (report["stdio"]["lost_writes"] if report["stdio"] else 0)
     sys.exit(1 if lost else 0)
