@@ -11,8 +11,8 @@ import psycopg
 from kenning.adapters.pg_schema import COUNT_WORDS, MIGRATIONS
 from kenning.adapters.pg_store import PostgresStore, _candidate_words
 from kenning.core.query import Filters
-from kenning.core.records import MemoryState
-from kenning.ports.store import StateChange
+from kenning.core.records import AuditEntry, MemoryState
+from kenning.ports.store import StateChange, pools_in_scope
 from records import audit, record
 from store_backends import ID1, ID2, ID3, MODEL, unit
 
@@ -84,3 +84,22 @@ def test_a_write_acknowledged_by_one_process_is_read_by_another_at_once(pg_url: 
     assert first.search_vectors(unit(1, 0, 0).values, MODEL, ACTIVE, 5).hits == []
     first.close()
     second.close()
+
+
+def test_an_access_to_a_row_another_transaction_holds_is_kept_and_lands_within_its_pools(pg_url: str) -> None:
+    store = PostgresStore(pg_url)
+    store.insert(record(ID1, "the VPN gateway is vpn2", namespace="a"), [], audit("remember", ID1))
+    store.insert(record(ID2, "beta's secret plan", namespace="b"), [], audit("remember", ID2))
+    with psycopg.connect(pg_url) as holder:  # another process, in the middle of writing ID1
+        holder.execute("SELECT set_config('kenning.all_pools', 'on', true)")
+        holder.execute("SELECT 1 FROM memories WHERE id = %s FOR UPDATE", (ID1,))
+        with pools_in_scope(["a"]):
+            store.touch([ID1, ID2], 300.0)  # returns at once: ID1 is held, ID2 is not a's to touch
+        holder.rollback()
+    assert (store.get(ID1) or record(ID1, "")).access_count == 0
+    with pools_in_scope(["b"]):  # a write in another pool's call applies what was kept, under a's pools
+        entry = AuditEntry(at=300.0, actor="b", namespace="b", action="remember", memory_id=ID3, detail={})
+        store.insert(record(ID3, "gamma", namespace="b"), [], entry)
+    assert (store.get(ID1) or record(ID1, "")).access_count == 1
+    assert (store.get(ID2) or record(ID2, "")).access_count == 0
+    store.close()

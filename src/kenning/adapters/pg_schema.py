@@ -264,9 +264,10 @@ SECURED_TABLES = POOLED_TABLES + WORD_TABLES  # every table under row-level secu
 
 REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
 
-# Advisory lock keys (any two constants of ours): schema migration, and the lease table.
+# Advisory lock keys (constants of ours): schema migration, the lease table, a vector model's index.
 MIGRATION_LOCK = 0x4B454E4E
 LEASE_LOCK = 0x4B454E4F
+INDEX_LOCK = 0x4B454E50
 
 
 def current_version(conn: Any) -> int:

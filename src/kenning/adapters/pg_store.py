@@ -24,7 +24,14 @@ from pgvector.psycopg import register_vector
 from psycopg import errors, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from kenning.adapters.pg_schema import COUNT_WORDS, LATEST_VERSION, LEASE_LOCK, SECURED_TABLES, migrate
+from kenning.adapters.pg_schema import (
+    COUNT_WORDS,
+    INDEX_LOCK,
+    LATEST_VERSION,
+    LEASE_LOCK,
+    SECURED_TABLES,
+    migrate,
+)
 from kenning.adapters.pg_url import redacted
 from kenning.adapters.sql_dump import dump_batches
 from kenning.adapters.sql_rows import (
@@ -44,7 +51,7 @@ from kenning.adapters.sql_rows import (
 )
 from kenning.core import bm25
 from kenning.core.cjk_match import cjk_query, rank_cjk
-from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, NotFound
+from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, Forbidden, NotFound
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord, MemoryState, Restatement
 from kenning.core.text import words
@@ -113,8 +120,9 @@ class PostgresStore:
             name="kenning",
         )
         self._indexed: dict[str, int] = {}  # vector model -> dimension, for models whose index exists
-        # Accesses a recall could not record because another transaction held the row: applied later.
-        self._touches: dict[str, tuple[float, int]] = {}
+        # Accesses a recall could not record because another transaction held the row, by the pools the
+        # recall was bound to: id -> (latest time, count). Applied by the next write or touch.
+        self._touches: dict[tuple[str, ...] | None, dict[str, tuple[float, int]]] = {}
         self._touches_lock = threading.Lock()
 
     # -- transactions ---------------------------------------------------------------------------
@@ -126,16 +134,14 @@ class PostgresStore:
             with self._pool.connection() as conn, conn.transaction():
                 if repeatable:
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                pools = scoped_pools()
-                if pools is None:
-                    conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
-                else:
-                    conn.execute("SELECT set_config('kenning.pools', %s, true)", (pools_literal(pools),))
+                _bind(conn, scoped_pools())
                 yield conn
         except PoolTimeout as exc:
             raise BackendUnavailable(f"no free connection to {self.location}; retry later") from exc
         except (psycopg.OperationalError, errors.SerializationFailure, errors.DeadlockDetected) as exc:
             raise BackendUnavailable(f"PostgreSQL at {self.location}: {exc}") from exc
+        except errors.InsufficientPrivilege as exc:  # a row outside the pools this call is bound to
+            raise Forbidden(f"refused by the database's row-level security: {exc}") from exc
 
     def _read(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._tx() as conn:
@@ -303,38 +309,47 @@ class PostgresStore:
         if not ids:
             return
         with self._touches_lock:
+            pending = self._touches.setdefault(scoped_pools(), {})
             for memory_id in ids:
-                earlier = self._touches.get(memory_id)
-                self._touches[memory_id] = (at, earlier[1] + 1 if earlier else 1)
+                earlier = pending.get(memory_id)
+                pending[memory_id] = (at, earlier[1] + 1 if earlier else 1)
         with self._tx() as conn:
             self._apply_touches(conn, wait=False)
 
     def _apply_touches(self, conn: psycopg.Connection[Any], *, wait: bool = True) -> None:
+        """Apply the pending accesses, each under the pools of the call that recorded it (a recall may
+        only touch what it could see), then bind the transaction to its own pools again."""
         with self._touches_lock:
             taken, self._touches = self._touches, {}
         if not taken:
             return
         lock = "FOR UPDATE OF m" if wait else "FOR UPDATE OF m SKIP LOCKED"
         try:
-            done = conn.execute(
-                "WITH t AS (SELECT * FROM unnest(%s::text[], %s::float8[], %s::int[]) AS t(id, at, n)), "
-                f"free AS (SELECT m.seq, t.at, t.n, m.id FROM memories m JOIN t ON t.id = m.id {lock}) "
-                "UPDATE memories SET last_accessed_at = free.at, access_count = access_count + free.n "
-                "FROM free WHERE memories.seq = free.seq RETURNING memories.id",
-                (list(taken), [v[0] for v in taken.values()], [v[1] for v in taken.values()]),
-            ).fetchall()
+            for scope, accesses in taken.items():
+                _bind(conn, scope)
+                done = conn.execute(
+                    "WITH t AS (SELECT * FROM unnest(%s::text[], %s::float8[], %s::int[]) AS t(id, at, n)), "
+                    f"free AS (SELECT m.seq, t.at, t.n, m.id FROM memories m JOIN t ON t.id = m.id {lock}) "
+                    "UPDATE memories SET last_accessed_at = free.at, access_count = access_count + free.n "
+                    "FROM free WHERE memories.seq = free.seq RETURNING memories.id",
+                    (list(accesses), [v[0] for v in accesses.values()], [v[1] for v in accesses.values()]),
+                ).fetchall()
+                if not wait:  # the rows another transaction held: the next write applies them in turn
+                    applied = {str(r[0]) for r in done}
+                    self._keep_touches({scope: {k: v for k, v in accesses.items() if k not in applied}})
         except BaseException:
             self._keep_touches(taken)
             raise
-        if not wait:  # the rows another transaction held: the next write applies them, waiting its turn
-            applied = {str(r[0]) for r in done}
-            self._keep_touches({k: v for k, v in taken.items() if k not in applied})
+        finally:
+            _bind(conn, scoped_pools())
 
-    def _keep_touches(self, taken: dict[str, tuple[float, int]]) -> None:
+    def _keep_touches(self, taken: dict[tuple[str, ...] | None, dict[str, tuple[float, int]]]) -> None:
         with self._touches_lock:
-            for memory_id, (at, count) in taken.items():
-                later = self._touches.get(memory_id)
-                self._touches[memory_id] = (later[0], later[1] + count) if later else (at, count)
+            for scope, accesses in taken.items():
+                kept = self._touches.setdefault(scope, {})
+                for memory_id, (at, count) in accesses.items():
+                    later = kept.get(memory_id)
+                    kept[memory_id] = (later[0], later[1] + count) if later else (at, count)
 
     def _index(self, conn: psycopg.Connection[Any], items: Sequence[tuple[int, MemoryRecord]]) -> None:
         """The tag and entity rows of these (seq, record) pairs."""
@@ -378,7 +393,7 @@ class PostgresStore:
             return known
         row = conn.execute("SELECT dim FROM vector_models WHERE model = %s", (model,)).fetchone()
         if row is None:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LEASE_LOCK + 1,))
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (INDEX_LOCK,))
             row = conn.execute("SELECT dim FROM vector_models WHERE model = %s", (model,)).fetchone()
         if row is None:
             name = "vectors_hnsw_" + hashlib.sha256(model.encode()).hexdigest()[:16]
@@ -1160,6 +1175,14 @@ class PostgresStore:
         except BackendUnavailable as exc:
             logger.warning("access statistics not recorded at close: %s", exc)
         self._pool.close()
+
+
+def _bind(conn: psycopg.Connection[Any], pools: Sequence[str] | None) -> None:
+    """Hold the rest of the transaction to these pools (None: every pool) by row-level security."""
+    conn.execute(
+        "SELECT set_config('kenning.all_pools', %s, true), set_config('kenning.pools', %s, true)",
+        ("on" if pools is None else "", pools_literal(pools or ())),
+    )
 
 
 def pools_literal(pools: Sequence[str]) -> str:
