@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import psycopg
+import pytest
 
+from kenning.adapters import pg_store as pg_store_module
 from kenning.adapters.pg_schema import COUNT_WORDS, MIGRATIONS
-from kenning.adapters.pg_store import PostgresStore, _candidate_words
+from kenning.adapters.pg_store import _WORD_CANDIDATES, PostgresStore, _candidate_words
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, MemoryState
 from kenning.ports.store import StateChange, pools_in_scope
@@ -51,7 +53,8 @@ def test_word_statistics_stay_what_a_fresh_count_gives_through_every_kind_of_wri
 
 
 def test_a_word_search_of_a_large_pool_scores_the_memories_holding_its_rarest_words() -> None:
-    held = {"kafka": 40, "broker": 900, "use": 30_000, "servic": 19_500}
+    cap = _WORD_CANDIDATES
+    held = {"kafka": 40, "broker": 900, "use": 6 * cap, "servic": cap - 100}
     assert _candidate_words(["use", "kafka", "broker", "servic"], held) == "'kafka' | 'broker'"
     assert _candidate_words(["use"], held) == "'use'"  # the rarest word is always searched
     assert _candidate_words(["nowhere"], held) == ""
@@ -102,4 +105,22 @@ def test_an_access_to_a_row_another_transaction_holds_is_kept_and_lands_within_i
         store.insert(record(ID3, "gamma", namespace="b"), [], entry)
     assert (store.get(ID1) or record(ID1, "")).access_count == 1
     assert (store.get(ID2) or record(ID2, "")).access_count == 0
+    store.close()
+
+
+def test_a_large_pool_measures_the_spread_of_cosine_on_a_sample_and_ranks_alike(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = PostgresStore(pg_url)
+    for n in range(60):
+        memory_id = f"01J00000000000000000000{n:03d}"
+        store.insert(
+            record(memory_id, f"memory {n}"), [unit(1, n / 10, (n % 7) / 3)], audit("remember", memory_id)
+        )
+    query = unit(1, 2, 0).values
+    exact = store.search_vectors(query, MODEL, ACTIVE, 5)
+    monkeypatch.setattr(pg_store_module, "_SPREAD_SAMPLE", 20)  # 60 memories is now a large pool
+    sampled = store.search_vectors(query, MODEL, ACTIVE, 5)
+    assert sampled.hits == exact.hits and 0.0 <= sampled.std <= 1.0 and -1.0 <= sampled.mean <= 1.0
+    assert store.search_vectors(query, MODEL, ACTIVE, 5) == sampled  # the same sample every time
     store.close()

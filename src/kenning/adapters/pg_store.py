@@ -78,7 +78,7 @@ _WEIGHT_OF = (
 _PLACEHOLDERS = ", ".join(["%s"] * COLUMN_COUNT)
 _UPDATE_COLUMNS = ", ".join(f"{name.strip()} = %s" for name in COLUMNS.split(",")[1:])
 _EF_SEARCH_MIN = 64
-_WORD_CANDIDATES = 20_000  # memories a word search scores at most (see _candidate_words)
+_WORD_CANDIDATES = 5_000  # memories a word search scores at most (see _candidate_words)
 _SPREAD_SAMPLE = 2_000  # rows over which the spread of cosine is measured, beyond which it is sampled
 _WORD_COUNT = "(SELECT coalesce(sum(array_length(positions, 1)), 0) FROM unnest(w.v))"
 _SET_WORDS = f"words = w.v, word_count = {_WORD_COUNT} FROM (SELECT {_WORDS} AS v) w"
@@ -923,16 +923,22 @@ class PostgresStore:
             "SELECT id, 1 - d FROM near ORDER BY d, id",
             (query, model, *params, query, limit),
         ).fetchall()
-        # The spread of cosine over everything that passes, for fusion's z-scores: exact in a pool of up to
-        # _SPREAD_SAMPLE memories, else over an even sample of that many (by write order).
+        # The spread of cosine over everything that passes, for fusion's z-scores: exact in pools of up to
+        # _SPREAD_SAMPLE memories, else over a sample of about that many (pages of the table chosen by a
+        # fixed seed, so the same query scores alike each time) that reads only those pages.
         pooled = conn.execute(
             "SELECT coalesce(sum(docs), 0) FROM word_totals WHERE namespace = ANY(%s)", (pools,)
         ).fetchone()
-        stride = 1 + int(pooled[0] if pooled else 0) // _SPREAD_SAMPLE
+        held = int(pooled[0]) if pooled else 0
+        sample = (
+            ""
+            if held <= _SPREAD_SAMPLE
+            else f"TABLESAMPLE SYSTEM ({100.0 * _SPREAD_SAMPLE / held:.6f}) REPEATABLE (7)"
+        )
         spread = conn.execute(
-            f"SELECT avg(1 - {distance}), stddev_pop(1 - {distance}) FROM vectors v "
-            f"JOIN memories m ON m.seq = v.seq WHERE v.model = %s AND v.vseq %% %s = 0 AND {where}",
-            (query, query, model, stride, *params),
+            f"SELECT avg(1 - {distance}), stddev_pop(1 - {distance}) FROM vectors v {sample} "
+            f"JOIN memories m ON m.seq = v.seq WHERE v.model = %s AND {where}",
+            (query, query, model, *params),
         ).fetchone()
         extra: dict[str, float] = {}
         if include:
