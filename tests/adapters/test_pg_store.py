@@ -11,7 +11,7 @@ import pytest
 
 from kenning.adapters import pg_store as pg_store_module
 from kenning.adapters.pg_schema import COUNT_WORDS, MIGRATIONS
-from kenning.adapters.pg_store import _WORD_CANDIDATES, PostgresStore, _candidate_words
+from kenning.adapters.pg_store import PostgresStore
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, MemoryState
 from kenning.ports.store import StateChange, pools_in_scope
@@ -50,15 +50,6 @@ def test_word_statistics_stay_what_a_fresh_count_gives_through_every_kind_of_wri
     assert ("ns", "tuesday", 1) in kept[0] and not any(row[1] == "friday" for row in kept[0])
     assert kept == _recounted(pg_url) and [row[:2] for row in kept[1]] == [("ns", 2)]
     store.close()
-
-
-def test_a_word_search_of_a_large_pool_scores_the_memories_holding_its_rarest_words() -> None:
-    cap = _WORD_CANDIDATES
-    held = {"kafka": 40, "broker": 900, "use": 6 * cap, "servic": cap - 100}
-    assert _candidate_words(["use", "kafka", "broker", "servic"], held) == "'kafka' | 'broker'"
-    assert _candidate_words(["use"], held) == "'use'"  # the rarest word is always searched
-    assert _candidate_words(["nowhere"], held) == ""
-    assert _candidate_words(["kafka", "broker"], {"kafka": 3, "broker": 5}) == "'kafka' | 'broker'"
 
 
 def test_a_database_at_schema_1_is_migrated_and_its_word_statistics_counted(pg_url: str) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from kenning.adapters.sqlite_schema import LATEST_VERSION, MIGRATIONS, migrate
 from kenning.adapters.sqlite_store import SqliteStore
+from kenning.core import bm25
 from kenning.core.errors import ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters
 from kenning.core.records import MemoryState, Trust
@@ -414,10 +415,11 @@ def test_shared_text_tables_of_schema_9_are_split_per_namespace(tmp_path: Path) 
         conn.execute(
             f"INSERT INTO fts_trigram (rowid, content) SELECT rowid, content FROM fts_trigram_{number}"
         )
+        conn.execute(f"DROP TABLE fts_words_{number}_vocab")
         conn.execute(f"DROP TABLE fts_words_{number}")
         conn.execute(f"DROP TABLE fts_trigram_{number}")
     conn.execute("DROP TABLE text_indexes")
-    conn.execute("DELETE FROM schema_version WHERE version = 10")
+    conn.execute("DELETE FROM schema_version WHERE version > 9")
     conn.close()
     store = SqliteStore(path)
     try:
@@ -474,3 +476,22 @@ def test_the_next_turn_of_a_session_is_the_next_one_the_filters_pass(store: Memo
     assert found == {turns[0]: turns[2], turns[2]: turns[3]}  # past the archived turn; none after the last
     everything = Filters(namespace="ns", states=(MemoryState.ACTIVE, MemoryState.ARCHIVED))
     assert store.session_successors([turns[0]], everything) == {turns[0]: turns[1]}
+
+
+def test_a_large_pool_is_searched_for_the_rarest_words_of_the_query(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = {
+        ID1: "the kafka brokers restart nightly",
+        ID2: "the billing service restarts weekly",
+        ID3: "the search service restarts hourly",
+    }
+    for memory_id, text in texts.items():
+        store.insert(record(memory_id, text), [], audit("remember", memory_id))
+    both = Filters(namespace="ns")
+    assert {hit[0] for hit in store.search_words("kafka restart", both, 10)} == {ID1, ID2, ID3}
+    monkeypatch.setattr(bm25, "SEARCHED_MAX", 2)  # three memories now make a large pool
+    assert [hit[0] for hit in store.search_words("kafka restart", both, 10)] == [ID1]
+    assert [
+        hit[0] for hit in store.search_words("restart", both, 10)
+    ] != []  # the rarest word is always searched

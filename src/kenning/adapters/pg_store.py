@@ -78,7 +78,6 @@ _WEIGHT_OF = (
 _PLACEHOLDERS = ", ".join(["%s"] * COLUMN_COUNT)
 _UPDATE_COLUMNS = ", ".join(f"{name.strip()} = %s" for name in COLUMNS.split(",")[1:])
 _EF_SEARCH_MIN = 64
-_WORD_CANDIDATES = 5_000  # memories a word search scores at most (see _candidate_words)
 _SPREAD_SAMPLE = 2_000  # rows over which the spread of cosine is measured, beyond which it is sampled
 _WORD_COUNT = "(SELECT coalesce(sum(array_length(positions, 1)), 0) FROM unnest(w.v))"
 _SET_WORDS = f"words = w.v, word_count = {_WORD_COUNT} FROM (SELECT {_WORDS} AS v) w"
@@ -828,10 +827,11 @@ class PostgresStore:
                         (namespace, lexemes),
                     ).fetchall()
                 )
-                idfs = [bm25.idf(documents, int(held.get(lexeme, 0))) for lexeme in lexemes]
-                match = _candidate_words(lexemes, held)
-                if not match:
+                chosen = bm25.searched({lexeme: int(held.get(lexeme, 0)) for lexeme in lexemes})
+                if not chosen:
                     continue
+                idfs = [bm25.idf(documents, int(held[lexeme])) for lexeme in chosen]
+                match = " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in chosen)
                 rows = conn.execute(
                     "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, idf)) "
                     f"SELECT m.id, sum(q.idf * f.tf * {bm25.K1 + 1} / (f.tf + {bm25.K1} * "
@@ -841,7 +841,7 @@ class PostgresStore:
                     "WHERE u.lexeme = ANY(%s) GROUP BY u.lexeme) f JOIN q ON q.lexeme = f.lexeme "
                     f"WHERE m.namespace = %s AND m.words @@ %s::tsquery AND {where} "
                     "GROUP BY m.id ORDER BY score DESC, m.id LIMIT %s",
-                    (lexemes, idfs, length / documents, lexemes, namespace, match, *params, limit),
+                    (chosen, idfs, length / documents, chosen, namespace, match, *params, limit),
                 ).fetchall()
                 found.extend((str(r[0]), float(r[1])) for r in rows)
         found.sort(key=lambda pair: (-pair[1], pair[0]))
@@ -1195,22 +1195,6 @@ def pools_literal(pools: Sequence[str]) -> str:
     """Pools as a PostgreSQL array literal, for the transaction's `kenning.pools` setting."""
     quoted = ('"' + pool.replace("\\", "\\\\").replace('"', '\\"') + '"' for pool in pools)
     return "{" + ",".join(quoted) + "}"
-
-
-def _candidate_words(lexemes: Sequence[str], held: dict[str, int]) -> str:
-    """The tsquery that picks which memories are scored: any of the words, or, when together they are in
-    more than _WORD_CANDIDATES memories, the rarest ones up to that many (at least the rarest word). The
-    memories left out hold only the commonest words, whose inverse document frequency is lowest: they
-    could only rank low, and scoring them all would cost a scan of most of a large pool."""
-    present = sorted((lexeme for lexeme in lexemes if held.get(lexeme, 0) > 0), key=lambda x: (held[x], x))
-    chosen: list[str] = []
-    total = 0
-    for lexeme in present:
-        if chosen and total + held[lexeme] > _WORD_CANDIDATES:
-            break
-        chosen.append(lexeme)
-        total += held[lexeme]
-    return " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in chosen)
 
 
 def _vector_values(stored: Any) -> Vector:

@@ -7,7 +7,14 @@ import sqlite3
 import time
 from collections.abc import Callable
 
-from kenning.adapters.sqlite_text_index import COLUMNS, KINDS, SHARED_TABLES, create_tables, table_name
+from kenning.adapters.sqlite_text_index import (
+    COLUMNS,
+    KINDS,
+    SHARED_TABLES,
+    create_tables,
+    create_vocabulary,
+    table_name,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +43,12 @@ def _text_index_per_namespace(conn: sqlite3.Connection) -> None:
             conn.execute(f"DROP TABLE IF EXISTS {shared}")
         except sqlite3.DatabaseError as exc:  # a damaged table: `kenning reindex` removes it
             logger.warning("could not drop the shared %s: %s", kind, exc)
+
+
+def _vocabularies(conn: sqlite3.Connection) -> None:
+    """11: a vocabulary over each namespace's word table, so a search knows how common each word is."""
+    for (number,) in conn.execute("SELECT number FROM text_indexes").fetchall():
+        create_vocabulary(conn, int(number))
 
 
 MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
@@ -228,6 +241,7 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
         SELECT namespace, max(number) FROM conflicts GROUP BY namespace;
     """,
     _text_index_per_namespace,
+    _vocabularies,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)

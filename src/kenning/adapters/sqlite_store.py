@@ -42,10 +42,12 @@ from kenning.adapters.sqlite_text_index import (
     SHARED_TABLES,
     TRIGRAMS,
     WORDS,
+    QueryStems,
     TextIndexes,
     create_tables,
     shadow_tables,
     table_name,
+    vocabulary_of,
 )
 from kenning.adapters.vector_matrix import MatrixView, NewRows, VectorMatrices, VectorRow
 from kenning.core import bm25
@@ -96,6 +98,7 @@ class SqliteStore:
         self._lock = threading.RLock()
         self._matrices = VectorMatrices()  # their lock is taken after the store's, never before it
         self._texts = TextIndexes()
+        self._stems = QueryStems()
         self._words_removed: set[str] = set()  # text tables a write removed words from; see _scrub
         self._busy_timeout_s = busy_timeout_s
         self._local = threading.local()  # this thread's read connection, and whether it is writing
@@ -896,7 +899,7 @@ class SqliteStore:
         terms = list(dict.fromkeys(words(query)))
         if not terms:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        stems = self._stems.of(terms)
         where, params = filter_sql(filters)
         found: list[tuple[str, float]] = []
         # Each pool has its own table and statistics; a principal reading several gets their union.
@@ -904,6 +907,22 @@ class SqliteStore:
             table = self._text_table(WORDS, namespace)
             if table is None:
                 continue
+            vocabulary = vocabulary_of(table)
+            wanted = sorted({stem for word in terms for stem in stems.get(word, ())})
+            held: dict[str, int] = {
+                str(r[0]): int(r[1])
+                for r in self._read(
+                    f"SELECT term, doc FROM {vocabulary} WHERE term IN ({', '.join('?' * len(wanted))})",
+                    wanted,
+                )
+            }
+            # A word of several terms ("e-mail") is a phrase: no more memories hold it than its rarest term.
+            chosen = bm25.searched(
+                {w: min((held.get(t, 0) for t in stems[w]), default=0) for w in terms if w in stems}
+            )
+            if not chosen:
+                continue
+            match = " OR ".join('"' + t.replace('"', '""') + '"' for t in chosen)
             rows = self._read(
                 f"SELECT m.id, bm25({table}, {_WEIGHTS}) AS s FROM {table} "
                 f"JOIN memories m ON m.seq = {table}.rowid "
@@ -1151,7 +1170,9 @@ class SqliteStore:
                 return self._recreate_text_indexes(conn)
 
     def _recreate_text_indexes(self, conn: sqlite3.Connection) -> int:
-        for table in [*SHARED_TABLES, *self._texts.all_tables(conn)]:
+        numbers = [int(r[0]) for r in conn.execute("SELECT number FROM text_indexes").fetchall()]
+        vocabularies = [vocabulary_of(table_name(WORDS, n)) for n in numbers]
+        for table in [*vocabularies, *SHARED_TABLES, *self._texts.all_tables(conn)]:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         for (number,) in conn.execute("SELECT number FROM text_indexes").fetchall():
             create_tables(conn, int(number))  # the same numbers: what other processes hold stays right

@@ -24,6 +24,11 @@ def table_name(kind: str, number: int) -> str:
     return f"{kind}_{int(number)}"
 
 
+def vocabulary_of(words_table: str) -> str:
+    """The fts5vocab table over a namespace's word table: how many of its rows hold each term."""
+    return f"{words_table}_vocab"
+
+
 def create_tables(conn: sqlite3.Connection, number: int) -> None:
     for kind in KINDS:
         columns = ", ".join(COLUMNS[kind])
@@ -31,6 +36,37 @@ def create_tables(conn: sqlite3.Connection, number: int) -> None:
             f"CREATE VIRTUAL TABLE {table_name(kind, number)} USING fts5 "
             f"({columns}, tokenize = '{_TOKENIZERS[kind]}')"
         )
+    create_vocabulary(conn, number)
+
+
+def create_vocabulary(conn: sqlite3.Connection, number: int) -> None:
+    """It stores nothing: it reads the word table's own index."""
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocabulary_of(table_name(WORDS, number))} "
+        f"USING fts5vocab({table_name(WORDS, number)}, 'row')"
+    )
+
+
+class QueryStems:
+    """The terms the word tables hold for a query's words: each word tokenized as the tables tokenize
+    (porter stems), in a private in-memory table, so that a word's document frequency can be looked up."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+        self._conn.execute(f"CREATE VIRTUAL TABLE q USING fts5 (x, tokenize = '{_TOKENIZERS[WORDS]}')")
+        self._conn.execute("CREATE VIRTUAL TABLE q_terms USING fts5vocab(q, 'instance')")
+
+    def of(self, words: list[str]) -> dict[str, tuple[str, ...]]:
+        """Each word's terms, in order (a word such as "e-mail" gives two)."""
+        with self._lock:
+            self._conn.executemany("INSERT INTO q (rowid, x) VALUES (?, ?)", list(enumerate(words, start=1)))
+            rows = self._conn.execute("SELECT doc, term FROM q_terms ORDER BY doc, offset").fetchall()
+            self._conn.execute("DELETE FROM q")
+        terms: dict[str, list[str]] = {}
+        for doc, term in rows:
+            terms.setdefault(words[int(doc) - 1], []).append(str(term))
+        return {word: tuple(found) for word, found in terms.items()}
 
 
 def shadow_tables(table: str) -> list[str]:
