@@ -1094,10 +1094,13 @@ class PostgresStore:
         written = 0
         with self._tx() as conn:
             self._clear_for_load(conn, replace)
-            # The vector indexes are built once, at the end: far faster than one row at a time.
+            # The vector indexes are built once, at the end: far faster than one row at a time. The word
+            # statistics are counted once at the end too: the trigger would update a pool's totals row
+            # once a memory, and one transaction's versions of a row cannot be cleaned up as it goes.
             for (name,) in conn.execute("SELECT index_name FROM vector_models").fetchall():
                 conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(str(name))))
             self._indexed.clear()
+            conn.execute("ALTER TABLE memories DISABLE TRIGGER memories_count_words")
             seqs: dict[str, tuple[int, str]] = {}
             models: dict[str, int] = {}
             for batch in batches:
@@ -1129,6 +1132,8 @@ class PostgresStore:
                     )
                 for entry in batch.audit:
                     self._append_audit(conn, entry)
+            conn.execute("ALTER TABLE memories ENABLE TRIGGER memories_count_words")
+            conn.execute(COUNT_WORDS)
             self._build_indexes(conn)
         return written
 
