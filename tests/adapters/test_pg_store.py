@@ -62,7 +62,8 @@ def test_a_database_at_schema_1_is_migrated_and_its_word_statistics_counted(pg_u
     with psycopg.connect(pg_url) as conn:  # back to schema 1: no statistics tables, version 1
         conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
         conn.execute("DROP TRIGGER memories_count_words ON memories")
-        conn.execute("DROP TABLE word_stats, word_totals")
+        conn.execute("DROP TABLE word_postings, word_stats, word_totals")
+        conn.execute("CREATE INDEX memories_words ON memories USING gin (words)")
         conn.execute("DROP FUNCTION kenning_count_words")
         conn.execute("DELETE FROM schema_version WHERE version > 1")
     reopened = PostgresStore(pg_url)

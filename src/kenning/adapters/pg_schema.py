@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kenning.core import bm25
+
 # Which pools the current transaction may touch: `kenning.pools` holds them as an array literal, and
 # `kenning.all_pools` = 'on' opens every pool (the operator's console, maintenance across pools).
 _POOL_FUNCTIONS = """
@@ -35,14 +37,25 @@ POOLED_TABLES = (
 )
 
 
-WORD_TABLES = ("word_stats", "word_totals")
+WORD_TABLES = ("word_postings", "word_stats", "word_totals")
 
-# Every pool's word statistics, counted afresh from the memories (a migration; `kenning reindex`).
-COUNT_WORDS = """
+# A word's weighted count in a memory (BM25's term frequency): content A, tags and entities B, context C,
+# with core.bm25's column weights (a change of those needs a migration that rewrites this).
+_WEIGHTS = f"WHEN 'A' THEN {bm25.CONTENT} WHEN 'B' THEN {bm25.TAGS} WHEN 'C' THEN {bm25.CONTEXT}"
+_FREQUENCY = f"sum(CASE w {_WEIGHTS} ELSE 0 END)"
+
+# Every pool's postings and word statistics, made afresh from the memories (a migration, a bulk load,
+# `kenning reindex`).
+COUNT_WORDS = f"""
+DELETE FROM word_postings;
 DELETE FROM word_stats;
 DELETE FROM word_totals;
+INSERT INTO word_postings (namespace, lexeme, seq, tf)
+    SELECT m.namespace, u.lexeme, m.seq, {_FREQUENCY}
+    FROM memories m, unnest(m.words) AS u(lexeme, positions, weights), unnest(u.weights) AS w
+    GROUP BY 1, 2, 3;
 INSERT INTO word_stats (namespace, lexeme, docs)
-    SELECT m.namespace, l.lexeme, count(*) FROM memories m, unnest(m.words) AS l GROUP BY 1, 2;
+    SELECT namespace, lexeme, count(*) FROM word_postings GROUP BY 1, 2;
 INSERT INTO word_totals (namespace, docs, words)
     SELECT namespace, count(*), sum(word_count) FROM memories GROUP BY 1;
 """
@@ -224,10 +237,19 @@ MIGRATIONS: list[str] = [
     """
     + _POOL_FUNCTIONS
     + _row_security(POOLED_TABLES),
-    # 2: BM25's statistics per pool, kept by a trigger in the transaction that changes a memory's words:
-    # how many memories hold each word, and how many memories and words a pool has. A search reads a few
-    # rows instead of counting matches (a common word can be in most of a million memories).
-    """
+    # 2: words searched through postings (pool, word, memory, weighted count) and BM25's statistics per
+    # pool, kept by a trigger in the transaction that changes a memory's words. Postings, not the GIN
+    # index of the tsvector: row-level security lets an index answer only leakproof operators, which
+    # text equality is and the tsvector match is not. The statistics (how many memories hold each word,
+    # how many memories and words a pool has) are a few rows to read instead of counting matches.
+    f"""
+    CREATE TABLE word_postings (
+        namespace text NOT NULL, lexeme text NOT NULL,
+        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE, tf real NOT NULL,
+        PRIMARY KEY (namespace, lexeme, seq)
+    );
+    CREATE INDEX word_postings_seq ON word_postings (seq);
+    DROP INDEX memories_words;
     CREATE TABLE word_stats (
         namespace text NOT NULL, lexeme text NOT NULL, docs integer NOT NULL,
         PRIMARY KEY (namespace, lexeme)
@@ -236,12 +258,17 @@ MIGRATIONS: list[str] = [
     CREATE FUNCTION kenning_count_words() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            DELETE FROM word_postings WHERE seq = OLD.seq;
             UPDATE word_stats s SET docs = s.docs - 1
                 FROM unnest(OLD.words) AS l WHERE s.namespace = OLD.namespace AND s.lexeme = l.lexeme;
             UPDATE word_totals SET docs = docs - 1, words = words - OLD.word_count
                 WHERE namespace = OLD.namespace;
         END IF;
         IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            INSERT INTO word_postings (namespace, lexeme, seq, tf)
+                SELECT NEW.namespace, u.lexeme, NEW.seq, {_FREQUENCY}
+                FROM unnest(NEW.words) AS u(lexeme, positions, weights), unnest(u.weights) AS w
+                GROUP BY 1, 2, 3;
             -- In lexeme order, so that two writers of one pool lock the rows they share in the same order.
             INSERT INTO word_stats (namespace, lexeme, docs)
                 SELECT NEW.namespace, l.lexeme, 1 FROM unnest(NEW.words) AS l ORDER BY l.lexeme

@@ -72,9 +72,6 @@ _TEXT_CONFIG = "english"  # stems like FTS5's porter tokenizer; it also drops En
 _CJK_CANDIDATES = 400
 # A memory's words, weighted by where they stand (content A, tags B, entities B, context C).
 _WORDS = " || ".join(f"setweight(to_tsvector('{_TEXT_CONFIG}', %s), '{weight}')" for weight in "ABBC")
-_WEIGHT_OF = (
-    f"CASE w WHEN 'A' THEN {bm25.CONTENT} WHEN 'B' THEN {bm25.TAGS} WHEN 'C' THEN {bm25.CONTEXT} ELSE 0 END"
-)
 _PLACEHOLDERS = ", ".join(["%s"] * COLUMN_COUNT)
 _UPDATE_COLUMNS = ", ".join(f"{name.strip()} = %s" for name in COLUMNS.split(",")[1:])
 _EF_SEARCH_MIN = 64
@@ -847,17 +844,15 @@ class PostgresStore:
                 if not chosen:
                     continue
                 idfs = [bm25.idf(documents, int(held[lexeme])) for lexeme in chosen]
-                match = " | ".join("'" + lexeme.replace("'", "''") + "'" for lexeme in chosen)
+                # Through the postings (text equality, which an index may answer under row-level security).
                 rows = conn.execute(
-                    "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, idf)) "
-                    f"SELECT m.id, sum(q.idf * f.tf * {bm25.K1 + 1} / (f.tf + {bm25.K1} * "
-                    f"(1 - {bm25.B} + {bm25.B} * m.word_count / %s))) AS score FROM memories m "
-                    f"CROSS JOIN LATERAL (SELECT u.lexeme, sum({_WEIGHT_OF}) AS tf "
-                    "FROM unnest(m.words) AS u(lexeme, positions, weights), unnest(u.weights) AS w "
-                    "WHERE u.lexeme = ANY(%s) GROUP BY u.lexeme) f JOIN q ON q.lexeme = f.lexeme "
-                    f"WHERE m.namespace = %s AND m.words @@ %s::tsquery AND {where} "
+                    f"SELECT m.id, sum(q.idf * p.tf * {bm25.K1 + 1} / (p.tf + {bm25.K1} * "
+                    f"(1 - {bm25.B} + {bm25.B} * m.word_count / %s))) AS score "
+                    "FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) "
+                    "JOIN word_postings p ON p.namespace = %s AND p.lexeme = q.lexeme "
+                    f"JOIN memories m ON m.seq = p.seq WHERE {where} "
                     "GROUP BY m.id ORDER BY score DESC, m.id LIMIT %s",
-                    (chosen, idfs, length / documents, chosen, namespace, match, *params, limit),
+                    (length / documents, chosen, idfs, namespace, *params, limit),
                 ).fetchall()
                 found.extend((str(r[0]), float(r[1])) for r in rows)
         found.sort(key=lambda pair: (-pair[1], pair[0]))
