@@ -495,3 +495,15 @@ def test_a_large_pool_is_searched_for_the_rarest_words_of_the_query(
     assert [
         hit[0] for hit in store.search_words("restart", both, 10)
     ] != []  # the rarest word is always searched
+
+
+def test_a_word_search_finds_what_its_filters_pass_however_much_outranks_it(store: MemoryStore) -> None:
+    archived = [f"01J00000000000000000000{n:03d}" for n in range(60)]
+    for memory_id in archived:  # short, so each scores above the long ones
+        text = f"kafka note {memory_id}"
+        store.insert(record(memory_id, text, state=MemoryState.ARCHIVED), [], audit("remember", memory_id))
+    long_ones = {ID1: "kafka " + "and other words " * 20, ID2: "kafka " + "with more words " * 20}
+    for memory_id, text in long_ones.items():
+        store.insert(record(memory_id, text), [], audit("remember", memory_id))
+    found = store.search_words("kafka", Filters(namespace="ns"), 2)
+    assert sorted(hit[0] for hit in found) == [ID1, ID2]

@@ -50,10 +50,10 @@ COUNT_WORDS = f"""
 DELETE FROM word_postings;
 DELETE FROM word_stats;
 DELETE FROM word_totals;
-INSERT INTO word_postings (namespace, lexeme, seq, tf)
-    SELECT m.namespace, u.lexeme, m.seq, {_FREQUENCY}
+INSERT INTO word_postings (namespace, lexeme, seq, tf, dl)
+    SELECT m.namespace, u.lexeme, m.seq, {_FREQUENCY}, m.word_count
     FROM memories m, unnest(m.words) AS u(lexeme, positions, weights), unnest(u.weights) AS w
-    GROUP BY 1, 2, 3;
+    GROUP BY 1, 2, 3, 5;
 INSERT INTO word_stats (namespace, lexeme, docs)
     SELECT namespace, lexeme, count(*) FROM word_postings GROUP BY 1, 2;
 INSERT INTO word_totals (namespace, docs, words)
@@ -245,8 +245,10 @@ MIGRATIONS: list[str] = [
     f"""
     CREATE TABLE word_postings (
         namespace text NOT NULL, lexeme text NOT NULL,
-        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE, tf real NOT NULL,
-        PRIMARY KEY (namespace, lexeme, seq)
+        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        tf real NOT NULL,  -- the word's weighted count in the memory
+        dl integer NOT NULL,  -- the memory's length in words
+        PRIMARY KEY (namespace, lexeme, seq) INCLUDE (tf, dl)
     );
     CREATE INDEX word_postings_seq ON word_postings (seq);
     DROP INDEX memories_words;
@@ -265,8 +267,8 @@ MIGRATIONS: list[str] = [
                 WHERE namespace = OLD.namespace;
         END IF;
         IF TG_OP IN ('INSERT', 'UPDATE') THEN
-            INSERT INTO word_postings (namespace, lexeme, seq, tf)
-                SELECT NEW.namespace, u.lexeme, NEW.seq, {_FREQUENCY}
+            INSERT INTO word_postings (namespace, lexeme, seq, tf, dl)
+                SELECT NEW.namespace, u.lexeme, NEW.seq, {_FREQUENCY}, NEW.word_count
                 FROM unnest(NEW.words) AS u(lexeme, positions, weights), unnest(u.weights) AS w
                 GROUP BY 1, 2, 3;
             -- In lexeme order, so that two writers of one pool lock the rows they share in the same order.
@@ -279,7 +281,7 @@ MIGRATIONS: list[str] = [
         END IF;
         RETURN NULL;
     END $$;
-    CREATE TRIGGER memories_count_words AFTER INSERT OR DELETE OR UPDATE OF words ON memories
+    CREATE TRIGGER memories_count_words AFTER INSERT OR DELETE OR UPDATE OF words, word_count ON memories
         FOR EACH ROW EXECUTE FUNCTION kenning_count_words();
     """
     + COUNT_WORDS

@@ -844,16 +844,29 @@ class PostgresStore:
                 if not chosen:
                     continue
                 idfs = [bm25.idf(documents, int(held[lexeme])) for lexeme in chosen]
-                # Through the postings (text equality, which an index may answer under row-level security).
-                rows = conn.execute(
-                    f"SELECT m.id, sum(q.idf * p.tf * {bm25.K1 + 1} / (p.tf + {bm25.K1} * "
-                    f"(1 - {bm25.B} + {bm25.B} * m.word_count / %s))) AS score "
+                # Scored from the postings alone (text equality, which an index may answer under row-level
+                # security), the best few times `limit` of them then filtered; all of them when that
+                # leaves too few.
+                scored = (
+                    f"SELECT p.seq, sum(q.idf * p.tf * {bm25.K1 + 1} / (p.tf + {bm25.K1} * "
+                    f"(1 - {bm25.B} + {bm25.B} * p.dl / %s))) AS score "
                     "FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) "
-                    "JOIN word_postings p ON p.namespace = %s AND p.lexeme = q.lexeme "
-                    f"JOIN memories m ON m.seq = p.seq WHERE {where} "
-                    "GROUP BY m.id ORDER BY score DESC, m.id LIMIT %s",
-                    (length / documents, chosen, idfs, namespace, *params, limit),
+                    "JOIN word_postings p ON p.namespace = %s AND p.lexeme = q.lexeme GROUP BY p.seq"
+                )
+                args = (length / documents, chosen, idfs, namespace)
+                best = 4 * limit + 50
+                filtered = (
+                    f"SELECT m.id, s.score FROM s JOIN memories m ON m.seq = s.seq WHERE {where} "
+                    "ORDER BY s.score DESC, m.id LIMIT %s"
+                )
+                rows = conn.execute(
+                    f"WITH s AS MATERIALIZED ({scored} ORDER BY score DESC, p.seq LIMIT %s) {filtered}",
+                    (*args, best, *params, limit),
                 ).fetchall()
+                if len(rows) < limit and sum(int(held[lexeme]) for lexeme in chosen) > best:
+                    rows = conn.execute(
+                        f"WITH s AS MATERIALIZED ({scored}) {filtered}", (*args, *params, limit)
+                    ).fetchall()
                 found.extend((str(r[0]), float(r[1])) for r in rows)
         found.sort(key=lambda pair: (-pair[1], pair[0]))
         return found[:limit]
@@ -935,22 +948,26 @@ class PostgresStore:
             (query, model, *params, query, limit),
         ).fetchall()
         # The spread of cosine over everything that passes, for fusion's z-scores: exact in pools of up to
-        # _SPREAD_SAMPLE memories, else over a sample of about that many (pages of the table chosen by a
-        # fixed seed, so the same query scores alike each time) that reads only those pages.
+        # _SPREAD_SAMPLE memories; in larger ones, over a sample of about that many of the pools' vectors,
+        # whatever their state and other filters (pages of the table chosen by a fixed seed, so that a
+        # query scores alike each time, and only those pages read).
         pooled = conn.execute(
             "SELECT coalesce(sum(docs), 0) FROM word_totals WHERE namespace = ANY(%s)", (pools,)
         ).fetchone()
         held = int(pooled[0]) if pooled else 0
-        sample = (
-            ""
-            if held <= _SPREAD_SAMPLE
-            else f"TABLESAMPLE SYSTEM ({100.0 * _SPREAD_SAMPLE / held:.6f}) REPEATABLE (7)"
-        )
-        spread = conn.execute(
-            f"SELECT avg(1 - {distance}), stddev_pop(1 - {distance}) FROM vectors v {sample} "
-            f"JOIN memories m ON m.seq = v.seq WHERE v.model = %s AND {where}",
-            (query, query, model, *params),
-        ).fetchone()
+        if held <= _SPREAD_SAMPLE:
+            spread = conn.execute(
+                f"SELECT avg(1 - {distance}), stddev_pop(1 - {distance}) FROM vectors v "
+                f"JOIN memories m ON m.seq = v.seq WHERE v.model = %s AND {where}",
+                (query, query, model, *params),
+            ).fetchone()
+        else:
+            spread = conn.execute(
+                f"SELECT avg(1 - {distance}), stddev_pop(1 - {distance}) FROM vectors v "
+                f"TABLESAMPLE SYSTEM ({100.0 * _SPREAD_SAMPLE / held:.6f}) REPEATABLE (7) "
+                "WHERE v.model = %s AND v.namespace = ANY(%s)",
+                (query, query, model, pools),
+            ).fetchone()
         extra: dict[str, float] = {}
         if include:
             rows = conn.execute(
@@ -1130,6 +1147,7 @@ class PostgresStore:
             conn.execute("ALTER TABLE memories ENABLE TRIGGER memories_count_words")
             conn.execute(COUNT_WORDS)
             self._build_indexes(conn)
+            conn.execute("ANALYZE")  # the planner's statistics, before autovacuum would get to it
         return written
 
     def _load_records(
