@@ -419,7 +419,7 @@ class PostgresStore:
 
     def _build_indexes(self, conn: psycopg.Connection[Any]) -> None:
         """Every vector model's HNSW index built afresh from the rows (faster than one row at a time)."""
-        conn.execute("SET LOCAL maintenance_work_mem = '1GB'")
+        conn.execute("SET LOCAL maintenance_work_mem = '2GB'")
         for model, dim, name in conn.execute("SELECT model, dim, index_name FROM vector_models").fetchall():
             conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(str(name))))
             conn.execute(_index_statement(str(name), int(dim), str(model)))
