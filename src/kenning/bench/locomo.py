@@ -23,6 +23,7 @@ from kenning.bench.metrics import Tally, percentile
 from kenning.core.decay import DAY
 from kenning.core.validation import MemoryDraft
 from kenning.ports.store import MemoryStore
+from kenning.ports.tokens import TokenStore
 from kenning.services.deps import Caller, Deps, RetrievalParams
 from kenning.services.embedding import EmbeddingGate
 from kenning.services.facade import Kenning
@@ -70,6 +71,7 @@ class VariantResult:
     overall: dict[str, Any]
     latency_ms: dict[str, float]
     maintenance: dict[str, int] | None = None  # what one maintenance run per store did, summed
+    moved: dict[str, int] | None = None  # questions asked after a move there and back, and how many differ
 
 
 def run_variant(
@@ -82,11 +84,16 @@ def run_variant(
     progress: Callable[[str], None] | None = None,
     maintain_after_days: float | None = None,
     store_url: str | None = None,
+    migrate_through: str | None = None,
 ) -> VariantResult:
+    """With `migrate_through` (a PostgreSQL URL), each filled store is moved there and back into a new
+    SQLite file by `kenning migrate`'s service, each move verified, and every question is asked of the
+    original and of the returned store: `moved` counts the questions whose answers differ."""
     tallies: dict[int, Tally] = {c: Tally() for c in CATEGORIES}
     overall = Tally()
     latencies: list[float] = []
     maintained: dict[str, int] | None = None if maintain_after_days is None else {}
+    moved: dict[str, int] | None = None if migrate_through is None else {"questions": 0, "differing": 0}
     for convo in conversations:
         with tempfile.TemporaryDirectory() as scratch:
             store = _empty_store(Path(scratch) / "locomo.db", store_url)
@@ -118,16 +125,28 @@ def run_variant(
                     for key, value in report.counts.items():
                         maintained[key] = maintained.get(key, 0) + value
                     clock.at = convo.end_time
+                returned = None
+                if migrate_through is not None and moved is not None:
+                    back = _moved_and_back(store, migrate_through, Path(scratch))
+                    returned = Kenning(Deps(store=back, embeddings=gate, clock=clock, retrieval=params))
                 for question in convo.questions:
+                    asked = RecallRequest(query=question.text, limit=10, token_budget=50_000, touch=False)
                     began = time.perf_counter()
-                    result = app.recall(
-                        CALLER, RecallRequest(query=question.text, limit=10, token_budget=50_000, touch=False)
-                    )
+                    result = app.recall(CALLER, asked)
                     latencies.append((time.perf_counter() - began) * 1000)
                     ranked = [dia_ids.get(hit.record.id, set()) for hit in result.hits]
                     relevant = set(question.evidence)
                     tallies[question.category].add(ranked, relevant)
                     overall.add(ranked, relevant)
+                    if returned is not None and moved is not None:
+                        again = returned.recall(CALLER, asked)
+                        moved["questions"] += 1
+                        same = [(h.record.id, round(h.score, 9)) for h in again.hits] == [
+                            (h.record.id, round(h.score, 9)) for h in result.hits
+                        ]
+                        moved["differing"] += not same
+                if returned is not None:
+                    returned.close()
             finally:
                 app.close()
         if progress is not None:
@@ -141,7 +160,33 @@ def run_variant(
             "p95": round(percentile(latencies, 0.95), 1),
         },
         maintenance=maintained,
+        moved=moved,
     )
+
+
+def _moved_and_back(store: MemoryStore, url: str, scratch: Path) -> MemoryStore:
+    """The store moved into the PostgreSQL database at `url` (emptied first) and from there into a new
+    SQLite file, each move verified by counts and content hashes; the returned store is opened."""
+    from kenning.adapters.pg_tokens import PgTokens
+    from kenning.adapters.sqlite_store import SqliteStore
+    from kenning.adapters.sqlite_tokens import SqliteTokens
+    from kenning.services.migration import migrate
+
+    there = _empty_store(scratch / "unused.db", url)
+    back = SqliteStore(scratch / "returned.db")
+    tokens: list[TokenStore] = [
+        SqliteTokens(scratch / "locomo.db"),
+        PgTokens(url),
+        SqliteTokens(scratch / "returned.db"),
+    ]
+    try:
+        migrate(store, there, tokens[0], tokens[1])
+        migrate(there, back, tokens[1], tokens[2])
+    finally:
+        there.close()
+        for opened in tokens:
+            opened.close()
+    return back
 
 
 def _empty_store(path: Path, store_url: str | None) -> MemoryStore:
@@ -186,6 +231,7 @@ def run_locomo_bench(
     limit_conversations: int | None = None,
     maintain_after_days: float | None = None,
     store_url: str | None = None,
+    migrate_through: str | None = None,
 ) -> dict[str, Any]:
     conversations, report = load(path)
     if limit_conversations is not None:
@@ -213,6 +259,7 @@ def run_locomo_bench(
             VARIANTS[variant](params),
             maintain_after_days=maintain_after_days,
             store_url=store_url,
+            migrate_through=migrate_through,
         )
         if maintain_after_days is not None:
             result.name += f" after maintenance (+{maintain_after_days:g} d)"
@@ -244,6 +291,7 @@ def run_locomo_bench(
                 "categories": r.categories,
                 "latency_ms": r.latency_ms,
                 "maintenance": r.maintenance,
+                "moved": r.moved,
             }
             for r in results
         ],
@@ -268,6 +316,11 @@ def _report_line(report: LoadReport) -> str:
 def _summary(result: VariantResult) -> str:
     o = result.overall
     done = f" | maintenance did {json.dumps(result.maintenance)}" if result.maintenance is not None else ""
+    if result.moved is not None:
+        done += (
+            f" | moved to PostgreSQL and back (verified): {result.moved['differing']} of "
+            f"{result.moved['questions']} questions answered differently"
+        )
     return (
         f"{result.name:>12}: Hit@1 {o['hit@1']:.3f} Hit@5 {o['hit@5']:.3f} Hit@10 {o['hit@10']:.3f} "
         f"R@5 {o['recall@5']:.3f} R@10 {o['recall@10']:.3f} NDCG@10 {o['ndcg@10']:.3f} "

@@ -132,6 +132,12 @@ def bench_scale(
     default=None,
     help="Run on this PostgreSQL database (postgresql://…) instead of SQLite files; it is EMPTIED first.",
 )
+@click.option(
+    "--migrate-through",
+    default=None,
+    help="Move each filled store to this PostgreSQL database (EMPTIED) and back, and ask every question of "
+    "both: how many answers differ.",
+)
 def bench_locomo(
     path: Path | None,
     embedder: str,
@@ -141,6 +147,7 @@ def bench_locomo(
     conversations: int | None,
     maintain_after_days: float | None,
     store_url: str | None,
+    migrate_through: str | None,
 ) -> None:
     """Turn-level LoCoMo retrieval, categories 1-4: Hit@k, Recall@k, NDCG@10 per category."""
     from kenning.bench.locomo import VARIANTS, default_path, run_locomo_bench
@@ -164,6 +171,7 @@ def bench_locomo(
             limit_conversations=conversations,
             maintain_after_days=maintain_after_days,
             store_url=store_url,
+            migrate_through=migrate_through,
         )
 
 
