@@ -34,6 +34,7 @@ from kenning.adapters.pg_schema import (
 )
 from kenning.adapters.pg_url import redacted
 from kenning.adapters.sql_dump import dump_batches
+from kenning.adapters.sql_reads import SqlReads
 from kenning.adapters.sql_rows import (
     COLUMN_COUNT,
     COLUMNS,
@@ -84,7 +85,7 @@ _INSERT_RECORD = (
 )
 
 
-class PostgresStore:
+class PostgresStore(SqlReads):
     """MemoryStore on a PostgreSQL database with the `vector` and `pg_trgm` extensions."""
 
     def __init__(self, url: str, *, max_connections: int = 8, timeout_s: float = 10.0) -> None:
@@ -140,8 +141,9 @@ class PostgresStore:
             raise Forbidden(f"refused by the database's row-level security: {exc}") from exc
 
     def _read(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """One read in its own transaction; a shared statement's `?` placeholders become psycopg's."""
         with self._tx() as conn:
-            return conn.execute(query, params).fetchall()
+            return conn.execute(query.replace("?", "%s"), params).fetchall()
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -441,39 +443,12 @@ class PostgresStore:
 
     # -- reads ----------------------------------------------------------------------------------
 
-    def get(self, memory_id: str) -> MemoryRecord | None:
-        rows = self._read(f"SELECT {COLUMNS} FROM memories WHERE id = %s", (memory_id,))
-        return record_from_row(rows[0]) if rows else None
-
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return {}
         rows = self._read(f"SELECT {COLUMNS} FROM memories WHERE id = ANY(%s)", (ids,))
         return {record.id: record for record in map(record_from_row, rows)}
-
-    def find_by_hash(self, namespace: str, content_hash: str) -> MemoryRecord | None:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = %s AND content_hash = %s",
-            (namespace, content_hash),
-        )
-        return record_from_row(rows[0]) if rows else None
-
-    def count_actions(self, namespace: str, actor: str, actions: Sequence[str], since: float) -> int:
-        rows = self._read(
-            "SELECT count(*) FROM audit WHERE namespace = %s AND actor = %s AND at >= %s "
-            "AND action = ANY(%s)",
-            (namespace, actor, since, list(actions)),
-        )
-        return int(rows[0][0])
-
-    def session_tail(self, namespace: str, session_id: str, count: int) -> list[MemoryRecord]:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = %s AND session_id = %s "
-            "ORDER BY event_time DESC, seq DESC LIMIT %s",
-            (namespace, session_id, count),
-        )
-        return [record_from_row(row) for row in reversed(rows)]
 
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
         ids = list(dict.fromkeys(memory_ids))
@@ -532,27 +507,6 @@ class PostgresStore:
             ).fetchone()
             return number if made else None
 
-    def conflicts(self, namespace: str, *, status: str | None, limit: int, offset: int) -> list[Conflict]:
-        rows = self._read(
-            f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE namespace = %s "
-            "AND (%s::text IS NULL OR status = %s) ORDER BY number LIMIT %s OFFSET %s",
-            (namespace, status, status, limit, offset),
-        )
-        return [conflict_from_row(r) for r in rows]
-
-    def count_conflicts(self, namespace: str, status: str) -> int:
-        rows = self._read(
-            "SELECT count(*) FROM conflicts WHERE namespace = %s AND status = %s", (namespace, status)
-        )
-        return int(rows[0][0])
-
-    def get_conflict(self, namespace: str, conflict_id: int) -> Conflict | None:
-        rows = self._read(
-            f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE namespace = %s AND number = %s",
-            (namespace, conflict_id),
-        )
-        return conflict_from_row(rows[0]) if rows else None
-
     def close_conflict(
         self, namespace: str, conflict_id: int, resolution: str, at: float, audit: AuditEntry
     ) -> None:
@@ -565,30 +519,6 @@ class PostgresStore:
             if not cur.rowcount:
                 raise ConflictError(f"conflict {conflict_id} is not open", id=conflict_id)
             self._append_audit(conn, audit)
-
-    def superseded_by(self, memory_id: str) -> list[str]:
-        rows = self._read(
-            "SELECT id FROM memories WHERE supersedes = %s UNION "
-            "SELECT src FROM edges WHERE dst = %s AND type = 'supersedes'",
-            (memory_id, memory_id),
-        )
-        return sorted(str(r[0]) for r in rows)
-
-    def written_by(self, namespace: str, agent_id: str, since: float, until: float) -> list[MemoryRecord]:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = %s AND agent_id = %s AND created_at >= %s "
-            "AND created_at < %s ORDER BY seq",
-            (namespace, agent_id, since, until),
-        )
-        return [record_from_row(r) for r in rows]
-
-    def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
-        rows = self._read(
-            "SELECT m.id FROM memory_entities e JOIN memories m ON m.seq = e.seq "
-            "WHERE e.entity = %s AND m.namespace = %s AND m.state = 'active' ORDER BY m.seq DESC LIMIT %s",
-            (entity.casefold(), namespace, limit),
-        )
-        return [str(r[0]) for r in rows]
 
     def add_edge(self, edge: Edge, audit: AuditEntry) -> None:
         with self._tx() as conn:
@@ -610,14 +540,6 @@ class PostgresStore:
         )
         return [edge_from_row(r) for r in rows]
 
-    def audit_log(self, memory_id: str) -> list[AuditEntry]:
-        rows = self._read(
-            "SELECT at, actor, namespace, action, memory_id, detail FROM audit WHERE memory_id = %s "
-            "ORDER BY seq",
-            (memory_id,),
-        )
-        return [audit_from_row(r) for r in rows]
-
     def audit_entries(
         self, memory_ids: Sequence[str], actions: Sequence[str], per_memory: int = 50
     ) -> list[AuditEntry]:
@@ -633,36 +555,6 @@ class PostgresStore:
         return [audit_from_row(r) for r in rows]
 
     # -- lifecycle ------------------------------------------------------------------------------
-
-    def tagged(self, namespace: str) -> list[tuple[str, list[str], float]]:
-        rows = self._read(
-            "SELECT id, tags, created_at FROM memories WHERE namespace = %s AND state = 'active' "
-            "AND tags <> '[]' ORDER BY seq",
-            (namespace,),
-        )
-        return [(str(r[0]), list(json.loads(r[1])), float(r[2])) for r in rows]
-
-    def belief_candidates(self, namespace: str, types: Sequence[str]) -> list[MemoryRecord]:
-        if not types:
-            return []
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories m WHERE m.namespace = %s AND m.state = 'active' "
-            "AND m.type = ANY(%s) AND (m.access_count > 0 "
-            "OR EXISTS (SELECT 1 FROM edges e WHERE e.src = m.id AND e.type = 'supports') "
-            "OR EXISTS (SELECT 1 FROM edges e WHERE e.dst = m.id AND e.type = 'supports')) ORDER BY m.seq",
-            (namespace, list(types)),
-        )
-        return [record_from_row(r) for r in rows]
-
-    def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = %s AND state = ANY(%s) ORDER BY seq",
-            (namespace, [s.value for s in states]),
-        )
-        return [record_from_row(r) for r in rows]
-
-    def namespaces(self) -> list[str]:
-        return [str(r[0]) for r in self._read("SELECT DISTINCT namespace FROM memories ORDER BY namespace")]
 
     def vectors_of(self, model: str, memory_ids: Sequence[str]) -> dict[str, Vector]:
         ids = list(dict.fromkeys(memory_ids))
@@ -779,17 +671,6 @@ class PostgresStore:
             ).fetchone()
             return int(row[0]) if row else 0
 
-    def runs(self, namespace: str, limit: int) -> list[dict[str, Any]]:
-        rows = self._read(
-            "SELECT id, started_at, finished_at, report FROM maintenance_runs WHERE namespace = %s "
-            "ORDER BY id DESC LIMIT %s",
-            (namespace, limit),
-        )
-        return [
-            {"id": int(r[0]), "started_at": float(r[1]), "finished_at": float(r[2]), **json.loads(r[3])}
-            for r in rows
-        ]
-
     def acquire_lease(self, name: str, holder: str, now: float, ttl_s: float) -> str | None:
         with self._tx() as conn:
             # Serialised across every process on the database by an advisory lock of the transaction.
@@ -887,15 +768,6 @@ class PostgresStore:
             (patterns, *params, _CJK_CANDIDATES),
         )
         return rank_cjk(asked, {str(r[0]): str(r[1]) for r in rows}, limit)
-
-    def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
-        where, params = filter_sql(filters, "%s")
-        rows = self._read(
-            f"SELECT m.id, m.event_time FROM memories m WHERE {where} ORDER BY m.event_time DESC, m.id DESC "
-            "LIMIT %s",
-            (*params, limit),
-        )
-        return [(str(r[0]), float(r[1])) for r in rows]
 
     def search_vectors(
         self, vector: Vector, model: str, filters: Filters, limit: int, include: Sequence[str] = ()
@@ -1068,18 +940,6 @@ class PostgresStore:
             conn.execute(COUNT_WORDS)  # counted afresh, whatever state the counts were in
             self._build_indexes(conn)
         return len(rows)
-
-    def records_for_vectors(self, model: str, *, all_records: bool) -> list[tuple[str, str]]:
-        clause = (
-            ""
-            if all_records
-            else "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.seq = m.seq AND v.model = %s)"
-        )
-        params: tuple[Any, ...] = () if all_records else (model,)
-        return [
-            (str(r[0]), str(r[1]))
-            for r in self._read(f"SELECT m.id, m.content FROM memories m {clause} ORDER BY m.seq", params)
-        ]
 
     def put_vectors(self, memory_id: str, vectors: Sequence[StoredVector]) -> None:
         with self._tx() as conn:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from kenning.adapters.sql_dump import dump_batches
+from kenning.adapters.sql_reads import SqlReads
 from kenning.adapters.sql_rows import (
     COLUMN_COUNT,
     COLUMNS,
@@ -78,7 +79,7 @@ def fts5_available() -> bool:
     return True
 
 
-class SqliteStore:
+class SqliteStore(SqlReads):
     """MemoryStore on one SQLite file. Thread-safe within a process; many processes may share the file.
 
     Writes, the vector matrices and the text-table directory go through one connection under one
@@ -493,10 +494,6 @@ class SqliteStore:
 
     # -- reads ----------------------------------------------------------------------------------
 
-    def get(self, memory_id: str) -> MemoryRecord | None:
-        rows = self._read(f"SELECT {COLUMNS} FROM memories WHERE id = ?", (memory_id,))
-        return record_from_row(rows[0]) if rows else None
-
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
         ids = list(dict.fromkeys(memory_ids))
         out: dict[str, MemoryRecord] = {}
@@ -509,30 +506,6 @@ class SqliteStore:
                 record = record_from_row(row)
                 out[record.id] = record
         return out
-
-    def find_by_hash(self, namespace: str, content_hash: str) -> MemoryRecord | None:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? AND content_hash = ?",
-            (namespace, content_hash),
-        )
-        return record_from_row(rows[0]) if rows else None
-
-    def count_actions(self, namespace: str, actor: str, actions: Sequence[str], since: float) -> int:
-        marks = ", ".join("?" * len(actions))
-        rows = self._read(
-            "SELECT count(*) FROM audit WHERE namespace = ? AND actor = ? AND at >= ? "
-            f"AND action IN ({marks})",
-            (namespace, actor, since, *actions),
-        )
-        return int(rows[0][0])
-
-    def session_tail(self, namespace: str, session_id: str, count: int) -> list[MemoryRecord]:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? AND session_id = ? "
-            "ORDER BY event_time DESC, seq DESC LIMIT ?",
-            (namespace, session_id, count),
-        )
-        return [record_from_row(row) for row in reversed(rows)]
 
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
         where, params = filter_sql(filters)
@@ -594,29 +567,6 @@ class SqliteStore:
             )
             return number
 
-    def conflicts(self, namespace: str, *, status: str | None, limit: int, offset: int) -> list[Conflict]:
-        clause = "" if status is None else " AND status = ?"
-        params: tuple[Any, ...] = (namespace,) if status is None else (namespace, status)
-        rows = self._read(
-            f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE namespace = ?{clause} "
-            "ORDER BY number LIMIT ? OFFSET ?",
-            (*params, limit, offset),
-        )
-        return [conflict_from_row(r) for r in rows]
-
-    def count_conflicts(self, namespace: str, status: str) -> int:
-        rows = self._read(
-            "SELECT count(*) FROM conflicts WHERE namespace = ? AND status = ?", (namespace, status)
-        )
-        return int(rows[0][0])
-
-    def get_conflict(self, namespace: str, conflict_id: int) -> Conflict | None:
-        rows = self._read(
-            f"SELECT {CONFLICT_COLUMNS} FROM conflicts WHERE namespace = ? AND number = ?",
-            (namespace, conflict_id),
-        )
-        return conflict_from_row(rows[0]) if rows else None
-
     def close_conflict(
         self, namespace: str, conflict_id: int, resolution: str, at: float, audit: AuditEntry
     ) -> None:
@@ -629,31 +579,6 @@ class SqliteStore:
             if not cur.rowcount:
                 raise ConflictError(f"conflict {conflict_id} is not open", id=conflict_id)
             self._append_audit(conn, audit)
-
-    def superseded_by(self, memory_id: str) -> list[str]:
-        # A summary that consolidated several memories supersedes each of them through an edge.
-        rows = self._read(
-            "SELECT id FROM memories WHERE supersedes = ? UNION "
-            "SELECT src FROM edges WHERE dst = ? AND type = 'supersedes'",
-            (memory_id, memory_id),
-        )
-        return sorted(str(r[0]) for r in rows)
-
-    def written_by(self, namespace: str, agent_id: str, since: float, until: float) -> list[MemoryRecord]:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? AND agent_id = ? AND created_at >= ? "
-            "AND created_at < ? ORDER BY seq",
-            (namespace, agent_id, since, until),
-        )
-        return [record_from_row(r) for r in rows]
-
-    def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
-        rows = self._read(
-            "SELECT m.id FROM memory_entities e JOIN memories m ON m.seq = e.seq "
-            "WHERE e.entity = ? AND m.namespace = ? AND m.state = 'active' ORDER BY m.seq DESC LIMIT ?",
-            (entity.casefold(), namespace, limit),
-        )
-        return [str(r[0]) for r in rows]
 
     def add_edge(self, edge: Edge, audit: AuditEntry) -> None:
         with self._write() as conn:
@@ -684,14 +609,6 @@ class SqliteStore:
                 found[(edge.src, edge.dst, edge.type.value)] = edge
         return list(found.values())
 
-    def audit_log(self, memory_id: str) -> list[AuditEntry]:
-        rows = self._read(
-            "SELECT at, actor, namespace, action, memory_id, detail FROM audit "
-            "WHERE memory_id = ? ORDER BY seq",
-            (memory_id,),
-        )
-        return [audit_from_row(r) for r in rows]
-
     def audit_entries(
         self, memory_ids: Sequence[str], actions: Sequence[str], per_memory: int = 50
     ) -> list[AuditEntry]:
@@ -711,37 +628,6 @@ class SqliteStore:
         return out
 
     # -- lifecycle ------------------------------------------------------------------------------
-
-    def tagged(self, namespace: str) -> list[tuple[str, list[str], float]]:
-        rows = self._read(
-            "SELECT id, tags, created_at FROM memories WHERE namespace = ? AND state = 'active' "
-            "AND tags <> '[]' ORDER BY seq",
-            (namespace,),
-        )
-        return [(str(r[0]), list(json.loads(r[1])), float(r[2])) for r in rows]
-
-    def belief_candidates(self, namespace: str, types: Sequence[str]) -> list[MemoryRecord]:
-        if not types:
-            return []
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories m WHERE m.namespace = ? AND m.state = 'active' "
-            f"AND m.type IN ({', '.join('?' * len(types))}) AND (m.access_count > 0 "
-            "OR EXISTS (SELECT 1 FROM edges e WHERE e.src = m.id AND e.type = 'supports') "
-            "OR EXISTS (SELECT 1 FROM edges e WHERE e.dst = m.id AND e.type = 'supports')) ORDER BY m.seq",
-            (namespace, *types),
-        )
-        return [record_from_row(r) for r in rows]
-
-    def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
-        rows = self._read(
-            f"SELECT {COLUMNS} FROM memories WHERE namespace = ? "
-            f"AND state IN ({', '.join('?' * len(states))}) ORDER BY seq",
-            (namespace, *(s.value for s in states)),
-        )
-        return [record_from_row(r) for r in rows]
-
-    def namespaces(self) -> list[str]:
-        return [str(r[0]) for r in self._read("SELECT DISTINCT namespace FROM memories ORDER BY namespace")]
 
     def vectors_of(self, model: str, memory_ids: Sequence[str]) -> dict[str, Vector]:
         out: dict[str, Vector] = {}
@@ -867,17 +753,6 @@ class SqliteStore:
             )
             return int(cur.lastrowid or 0)
 
-    def runs(self, namespace: str, limit: int) -> list[dict[str, Any]]:
-        rows = self._read(
-            "SELECT id, started_at, finished_at, report FROM maintenance_runs WHERE namespace = ? "
-            "ORDER BY id DESC LIMIT ?",
-            (namespace, limit),
-        )
-        return [
-            {"id": int(r[0]), "started_at": float(r[1]), "finished_at": float(r[2]), **json.loads(r[3])}
-            for r in rows
-        ]
-
     def acquire_lease(self, name: str, holder: str, now: float, ttl_s: float) -> str | None:
         with self._write() as conn:
             row = conn.execute("SELECT holder, expires_at FROM leases WHERE name = ?", (name,)).fetchone()
@@ -976,15 +851,6 @@ class SqliteStore:
         with self._lock:
             tables = self._retrying(lambda: self._texts.all_tables(self._conn, kind))
         return sum(int(self._read(f"SELECT count(*) FROM {table}")[0][0]) for table in tables)
-
-    def search_recent(self, filters: Filters, limit: int) -> list[tuple[str, float]]:
-        where, params = filter_sql(filters)
-        rows = self._read(
-            f"SELECT m.id, m.event_time FROM memories m WHERE {where} "
-            "ORDER BY m.event_time DESC, m.id DESC LIMIT ?",
-            (*params, limit),
-        )
-        return [(str(r[0]), float(r[1])) for r in rows]
 
     def search_vectors(
         self, vector: Vector, model: str, filters: Filters, limit: int, include: Sequence[str] = ()
@@ -1203,19 +1069,6 @@ class SqliteStore:
             self._conn = self._connect()
             for shadow in shadow_tables(table):
                 self._conn.execute(f"DROP TABLE IF EXISTS {shadow}")
-
-    def records_for_vectors(self, model: str, *, all_records: bool) -> list[tuple[str, str]]:
-        """(id, content) of records lacking a vector from `model`, or of every record."""
-        clause = (
-            ""
-            if all_records
-            else "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.seq = m.seq AND v.model = ?)"
-        )
-        params: tuple[Any, ...] = () if all_records else (model,)
-        return [
-            (str(r[0]), str(r[1]))
-            for r in self._read(f"SELECT m.id, m.content FROM memories m {clause} ORDER BY m.seq", params)
-        ]
 
     def put_vectors(self, memory_id: str, vectors: Sequence[StoredVector]) -> None:
         """Replace the vectors of these models for one record."""
