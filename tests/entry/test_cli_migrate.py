@@ -119,3 +119,16 @@ def test_a_target_holding_other_memories_is_refused(source: Path, tmp_path: Path
         # Same texts, other ids: not the same store.
         migrate(SqliteStore(source), SqliteStore(other), SqliteTokens(source), SqliteTokens(other))
     assert digest(SqliteStore(other)) == kept
+
+
+def test_doctor_reaches_the_database_and_names_what_is_wrong(pg_url: str, tmp_path: Path) -> None:
+    env = {"KENNING_STORAGE__URL": pg_url, "KENNING_EMBEDDINGS__PROVIDER": "none", "KENNING_CONFIG": None}
+    env["KENNING_STORAGE__DB_PATH"] = str(tmp_path / "unused.db")
+    done = CliRunner().invoke(cli, ["doctor"], env=env)
+    store_line = next(line for line in done.output.splitlines() if "store:" in line)
+    assert store_line.startswith("[ok") and "postgresql" in store_line and "schema v2" in store_line
+    assert ":kenning@" not in store_line  # the password is never printed
+    env["KENNING_STORAGE__URL"] = pg_url.replace("/kenning_test_", "/no_such_database_")
+    done = CliRunner().invoke(cli, ["doctor"], env=env)
+    store_line = next(line for line in done.output.splitlines() if "store:" in line)
+    assert store_line.startswith("[FAIL") and "cannot reach PostgreSQL" in store_line and done.exit_code == 1
