@@ -61,8 +61,8 @@ class StorageSettings(_Section):
     db_path: Path | None = Field(default=None, description="SQLite file (default: <data_dir>/kenning.db).")
     url: str | None = Field(
         default=None,
-        description="postgresql://user:password@host/database selects a shared PostgreSQL (with pgvector and "
-        "pg_trgm) instead of the SQLite file; needs the `postgres` extra.",
+        description="postgresql://user:password@host/database selects a shared PostgreSQL (with pgvector) "
+        "instead of the SQLite file; needs the `postgres` extra.",
     )
     busy_timeout_s: float = Field(default=5.0, gt=0, le=300, description="How long a write waits for a lock.")
 

@@ -1,5 +1,6 @@
-"""The shared store: PostgreSQL with pgvector (HNSW, cosine, iterative scans), full text in a weighted
-tsvector ranked by core.bm25, pg_trgm for Chinese, Japanese and Korean, and row-level security per pool.
+"""The shared store: PostgreSQL with pgvector (HNSW, cosine, iterative scans), words stemmed into a
+weighted tsvector and searched through postings ranked by core.bm25, Chinese, Japanese and Korean matched
+by character, and row-level security per pool.
 
 Every call runs in one transaction from a connection pool. The transaction first names the pools it may
 touch (`ports.store.scoped_pools`, or every pool outside a scope), and the database's policies hold
@@ -86,7 +87,7 @@ _INSERT_RECORD = (
 
 
 class PostgresStore(SqlReads):
-    """MemoryStore on a PostgreSQL database with the `vector` and `pg_trgm` extensions."""
+    """MemoryStore on a PostgreSQL database with the `vector` extension."""
 
     def __init__(self, url: str, *, max_connections: int = 8, timeout_s: float = 10.0) -> None:
         self.url = url
@@ -99,7 +100,7 @@ class PostgresStore(SqlReads):
         except psycopg.errors.InsufficientPrivilege as exc:
             raise BackendUnavailable(
                 f"PostgreSQL at {self.location} refused to set up Kenning's schema ({exc}); the database "
-                "owner must run: CREATE EXTENSION vector; CREATE EXTENSION pg_trgm;"
+                "owner must run: CREATE EXTENSION vector;"
             ) from exc
         if self.schema_version > LATEST_VERSION:
             raise ContractBroken(
@@ -757,7 +758,8 @@ class PostgresStore(SqlReads):
         if asked is None:
             return []
         where, params = filter_sql(filters, "%s")
-        # pg_trgm's index answers the patterns of three characters and more; shorter ones are scanned.
+        # A scan of the pools' memories: under row-level security no index may answer `LIKE` (it is not
+        # leakproof), pg_trgm's included. Character postings like the word postings would; not built.
         patterns = [
             "%" + gram.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             for gram in asked.grams
