@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kenning.adapters.sqlite_store import SqliteStore
-from kenning.core.errors import ConflictError, NotFound
+from kenning.core.errors import ConflictError, ContractBroken, NotFound
 from kenning.core.query import Filters, passes
 from kenning.core.records import AuditEntry, Edge, EdgeType, MemoryState, Restatement, Trust
 from kenning.ports.store import DumpBatch, GroupChange, MemoryStore, StateChange
@@ -340,3 +340,12 @@ def test_tag_sets_and_belief_candidates_are_read_without_the_rest(store: MemoryS
     assert [r.id for r in store.belief_candidates("ns", ["fact", "decision"])] == [ID1, ID2]
     assert [r.id for r in store.belief_candidates("ns", ["episode"])] == [ID3]
     assert store.belief_candidates("other", ["fact"]) == [] and store.belief_candidates("ns", []) == []
+
+
+def test_a_file_that_is_no_backup_is_refused_and_the_store_kept(store: MemoryStore, tmp_path: Path) -> None:
+    seeded(store, ID1)
+    bogus = tmp_path / "notes.db"
+    bogus.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(ContractBroken, match="not a Kenning backup"):
+        store.restore_from(bogus)
+    assert store.get(ID1) is not None and bogus.read_bytes().startswith(b"this is not")

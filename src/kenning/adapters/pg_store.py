@@ -1063,19 +1063,31 @@ class PostgresStore(SqlReads):
             copy.close()
 
     def restore_from(self, source: Path) -> None:
-        """Replace the database's contents with a backup file (an embedded store), in one transaction."""
+        """Replace the database's contents with a backup file (an embedded store), in one transaction.
+        The file is read from a copy: opening an older backup upgrades its schema, and the backup stays
+        as it was."""
+        import shutil
+        import sqlite3
+        import tempfile
+
         from kenning.adapters.sqlite_store import SqliteStore
 
         if not source.is_file():
             raise ContractBroken(f"backup {source} is not a file")
-        original = SqliteStore(source)
-        try:
-            problems = original.integrity_check()
-            if problems:
-                raise ContractBroken(f"backup {source} failed its integrity check: {problems[0]}")
-            self.load(original.dump(), replace=True)
-        finally:
-            original.close()
+        with tempfile.TemporaryDirectory(prefix="kenning-restore-") as scratch:
+            copy = Path(scratch) / "backup.db"
+            shutil.copyfile(source, copy)
+            try:
+                original = SqliteStore(copy)
+            except sqlite3.DatabaseError as exc:
+                raise ContractBroken(f"{source} is not a Kenning backup: {exc}") from exc
+            try:
+                problems = original.integrity_check()
+                if problems:
+                    raise ContractBroken(f"backup {source} failed its integrity check: {problems[0]}")
+                self.load(original.dump(), replace=True)
+            finally:
+                original.close()
 
     def close(self) -> None:
         try:
