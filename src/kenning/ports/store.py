@@ -109,7 +109,9 @@ class DumpBatch:
     runs: list[tuple[str, float, float, dict[str, Any]]] = field(default_factory=list)  # oldest first
 
 
-class MemoryStore(Protocol):
+class RecordStore(Protocol):
+    """Memories themselves: written, read, changed and removed one at a time."""
+
     def insert(
         self,
         record: MemoryRecord,
@@ -158,6 +160,43 @@ class MemoryStore(Protocol):
         (and then before any check that write makes), but is never lost while the store is open."""
         ...
 
+    def written_by(self, namespace: str, agent_id: str, since: float, until: float) -> list[MemoryRecord]:
+        """Memories this writer created in [since, until), oldest first."""
+        ...
+
+    def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
+        """Every memory of the namespace in these states, in write order."""
+        ...
+
+    def namespaces(self) -> list[str]: ...
+
+    def tagged(self, namespace: str) -> list[tuple[str, list[str], float]]:
+        """(id, tags, created_at) of the namespace's active memories that have tags, in write order:
+        all that insight cards read, without the records."""
+        ...
+
+    def belief_candidates(self, namespace: str, types: Sequence[str]) -> list[MemoryRecord]:
+        """The namespace's active memories of these types that could hold a belief: used at least once,
+        or joined to another memory by a `supports` edge (either end); in write order."""
+        ...
+
+    def session_tail(self, namespace: str, session_id: str, count: int) -> list[MemoryRecord]:
+        """The newest `count` memories of a conversation session, oldest first (by event time, then
+        write order)."""
+        ...
+
+    def subjects_named(self, namespace: str, words: Sequence[str]) -> list[str]:
+        """Those of `words` (lower-cased) that are the subject of some memory in the namespace, in order."""
+        ...
+
+    def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
+        """The newest active memories about this entity."""
+        ...
+
+
+class SearchIndex(Protocol):
+    """What recall searches: words, characters, vectors, recency, the turn after a hit."""
+
     def search_words(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
         """BM25 over words; (id, score) best first, score higher is better."""
         ...
@@ -189,18 +228,15 @@ class MemoryStore(Protocol):
         """Newest first by event time; (id, event_time)."""
         ...
 
-    def session_tail(self, namespace: str, session_id: str, count: int) -> list[MemoryRecord]:
-        """The newest `count` memories of a conversation session, oldest first (by event time, then
-        write order)."""
-        ...
-
     def session_successors(self, memory_ids: Sequence[str], filters: Filters) -> dict[str, str]:
         """For each memory that belongs to a session, the next memory of that session passing `filters`."""
         ...
 
-    def subjects_named(self, namespace: str, words: Sequence[str]) -> list[str]:
-        """Those of `words` (lower-cased) that are the subject of some memory in the namespace, in order."""
-        ...
+    def vectors_of(self, model: str, memory_ids: Sequence[str]) -> dict[str, Vector]: ...
+
+
+class LinkStore(Protocol):
+    """Conflicts between memories, and typed edges (supersede chains, the graph)."""
 
     def record_conflict(
         self, namespace: str, a: str, b: str, evidence: dict[str, Any], at: float
@@ -222,16 +258,12 @@ class MemoryStore(Protocol):
         """Mark a conflict resolved with the judgment taken."""
         ...
 
+    def conflicts_of(self, memory_ids: Sequence[str]) -> list[Conflict]:
+        """Conflicts, open or resolved, that involve any of these memories."""
+        ...
+
     def superseded_by(self, memory_id: str) -> list[str]:
         """Ids of memories that name this one in `supersedes`."""
-        ...
-
-    def written_by(self, namespace: str, agent_id: str, since: float, until: float) -> list[MemoryRecord]:
-        """Memories this writer created in [since, until), oldest first."""
-        ...
-
-    def memories_with_entity(self, namespace: str, entity: str, limit: int) -> list[str]:
-        """The newest active memories about this entity."""
         ...
 
     def add_edge(self, edge: Edge, audit: AuditEntry) -> None:
@@ -241,6 +273,10 @@ class MemoryStore(Protocol):
     def edges_of(self, memory_ids: Sequence[str]) -> list[Edge]:
         """Edges touching any of these memories, in either direction."""
         ...
+
+
+class AuditLog(Protocol):
+    """The append-only record of who did what."""
 
     def audit_log(self, memory_id: str) -> list[AuditEntry]: ...
 
@@ -255,27 +291,10 @@ class MemoryStore(Protocol):
         `per_memory` of each memory."""
         ...
 
-    def tagged(self, namespace: str) -> list[tuple[str, list[str], float]]:
-        """(id, tags, created_at) of the namespace's active memories that have tags, in write order:
-        all that insight cards read, without the records."""
-        ...
 
-    def belief_candidates(self, namespace: str, types: Sequence[str]) -> list[MemoryRecord]:
-        """The namespace's active memories of these types that could hold a belief: used at least once,
-        or joined to another memory by a `supports` edge (either end); in write order."""
-        ...
-
-    def scan(self, namespace: str, states: Sequence[MemoryState]) -> list[MemoryRecord]:
-        """Every memory of the namespace in these states, in write order."""
-        ...
-
-    def namespaces(self) -> list[str]: ...
-
-    def vectors_of(self, model: str, memory_ids: Sequence[str]) -> dict[str, Vector]: ...
-
-    def conflicts_of(self, memory_ids: Sequence[str]) -> list[Conflict]:
-        """Conflicts, open or resolved, that involve any of these memories."""
-        ...
+class LifecycleStore(Protocol):
+    """What maintenance writes: state changes and deletions that skip whatever changed since it was
+    read, consolidation groups, its reports and its lease."""
 
     def change_states(self, changes: Sequence[StateChange], at: float, actor: str, action: str) -> list[str]:
         """Apply state changes in one transaction, each with an audit entry; a memory whose version moved
@@ -304,6 +323,11 @@ class MemoryStore(Protocol):
         ...
 
     def release_lease(self, name: str, holder: str) -> None: ...
+
+
+class StoreUpkeep(Protocol):
+    """The operator's view and tools: counts, index health and rebuilds, vectors to (re)compute, the
+    whole contents moved out and in."""
 
     def stats(self, embedder_model: str | None, namespace: str | None = None) -> StoreStats: ...
 
@@ -335,3 +359,8 @@ class MemoryStore(Protocol):
     def restore_from(self, source: Path) -> None: ...
 
     def close(self) -> None: ...
+
+
+class MemoryStore(RecordStore, SearchIndex, LinkStore, AuditLog, LifecycleStore, StoreUpkeep, Protocol):
+    """The storage port, as six small ones: one implementation per backend (the SQLite file,
+    PostgreSQL); every method of each is run against every backend by tests/contract."""
