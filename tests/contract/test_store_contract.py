@@ -507,3 +507,13 @@ def test_a_word_search_finds_what_its_filters_pass_however_much_outranks_it(stor
         store.insert(record(memory_id, text), [], audit("remember", memory_id))
     found = store.search_words("kafka", Filters(namespace="ns"), 2)
     assert sorted(hit[0] for hit in found) == [ID1, ID2]
+
+
+def test_a_changed_text_is_found_by_its_new_characters_only(store: MemoryStore) -> None:
+    first = record(ID1, "我们周五部署新版本")
+    store.insert(first, [], audit("remember", ID1))
+    changed = replace(first, content="东京的服务器在周二重启", content_hash="h2", version=2)
+    store.replace(changed, expected_version=1, revector=False, vectors=[], audit=audit("update", ID1))
+    active = Filters(namespace="ns")
+    assert [hit[0] for hit in store.search_cjk("周二重启", active, 5)] == [ID1]
+    assert store.search_cjk("部署新版", active, 5) == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kenning.core.cjk_match import cjk_query, cjk_score, rank_cjk
+from kenning.core.cjk_match import cjk_query, cjk_score, memory_grams, rank_cjk
 
 
 def test_a_query_without_cjk_has_no_grams() -> None:
@@ -33,3 +33,22 @@ def test_coverage_ranks_first_and_a_shorter_memory_wins_a_tie() -> None:
     ranked = rank_cjk(asked, {"b": padded, "a": full, "c": "完全无关"}, 10)
     assert [memory_id for memory_id, _ in ranked] == ["a", "b"]
     assert rank_cjk(asked, {"b": full, "a": full}, 1) == [("a", ranked[0][1])]  # ties by id
+
+
+def test_a_memory_is_found_by_each_character_and_each_pair_of_its_runs() -> None:
+    assert memory_grams("部署在周五 and 東京") == {
+        "部",
+        "署",
+        "在",
+        "周",
+        "五",
+        "部署",
+        "署在",
+        "在周",
+        "周五",
+        "東",
+        "京",
+        "東京",
+    }
+    assert memory_grams("no CJK here") == set()
+    assert set(cjk_query("周五部署").grams) <= memory_grams("我们周五部署新版本")  # type: ignore[union-attr]

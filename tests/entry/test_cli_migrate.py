@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from fakes import HashingEmbedder, ManualClock
+from kenning.adapters.pg_schema import LATEST_VERSION
 from kenning.adapters.pg_store import PostgresStore
 from kenning.adapters.pg_tokens import PgTokens
 from kenning.adapters.sqlite_store import SqliteStore
@@ -126,7 +127,11 @@ def test_doctor_reaches_the_database_and_names_what_is_wrong(pg_url: str, tmp_pa
     env["KENNING_STORAGE__DB_PATH"] = str(tmp_path / "unused.db")
     done = CliRunner().invoke(cli, ["doctor"], env=env)
     store_line = next(line for line in done.output.splitlines() if "store:" in line)
-    assert store_line.startswith("[ok") and "postgresql" in store_line and "schema v2" in store_line
+    assert (
+        store_line.startswith("[ok")
+        and "postgresql" in store_line
+        and f"schema v{LATEST_VERSION}" in store_line
+    )
     assert ":kenning@" not in store_line  # the password is never printed
     env["KENNING_STORAGE__URL"] = pg_url.replace("/kenning_test_", "/no_such_database_")
     done = CliRunner().invoke(cli, ["doctor"], env=env)

@@ -8,9 +8,11 @@ a query that forgets its pool predicate still cannot read another pool.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kenning.core import bm25
+from kenning.core.cjk_match import memory_grams
 
 # Which pools the current transaction may touch: `kenning.pools` holds them as an array literal, and
 # `kenning.all_pools` = 'on' opens every pool (the operator's console, maintenance across pools).
@@ -76,7 +78,19 @@ def _row_security(tables: tuple[str, ...]) -> str:
     return "\n".join(statements)
 
 
-MIGRATIONS: list[str] = [
+def _count_grams(conn: Any) -> None:
+    """4: the character postings of every memory written before schema 3 made their table."""
+    rows = conn.execute("SELECT seq, namespace, content FROM memories").fetchall()
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO char_postings (namespace, gram, seq) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            [(ns, gram, seq) for seq, ns, content in rows for gram in sorted(memory_grams(content))],
+        )
+
+
+CHAR_TABLES = ("char_postings",)
+
+MIGRATIONS: list[str | Callable[[Any], None]] = [
     # 1: records and everything derived from them, with the same meaning as the SQLite schema.
     """
     CREATE TABLE memories (
@@ -285,12 +299,27 @@ MIGRATIONS: list[str] = [
     """
     + COUNT_WORDS
     + _row_security(WORD_TABLES),
+    # 3: Chinese, Japanese and Korean looked up through character postings (pool, gram, memory): every
+    # character of a memory's CJK runs and every pair of neighbours, written by the store beside the
+    # memory. Equality again, where an index on `LIKE` (pg_trgm's) would be refused under row-level
+    # security.
+    """
+    CREATE TABLE char_postings (
+        namespace text NOT NULL, gram text NOT NULL,
+        seq bigint NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+        PRIMARY KEY (namespace, gram, seq)
+    );
+    CREATE INDEX char_postings_seq ON char_postings (seq);
+    """
+    + _row_security(CHAR_TABLES),
+    _count_grams,
 ]
 
 LATEST_VERSION = len(MIGRATIONS)
-SECURED_TABLES = POOLED_TABLES + WORD_TABLES  # every table under row-level security
+SECURED_TABLES = POOLED_TABLES + WORD_TABLES + CHAR_TABLES  # every table under row-level security
 
-# pg_trgm is not among them: under row-level security its index could not answer `LIKE` (not leakproof).
+# pg_trgm is not among them: under row-level security its index could not answer `LIKE` (not leakproof);
+# character postings (schema 3) serve Chinese, Japanese and Korean instead.
 REQUIRED_EXTENSIONS = ("vector",)
 
 # Advisory lock keys (constants of ours): schema migration, the lease table, a vector model's index.
@@ -329,6 +358,10 @@ def migrate(conn: Any) -> int:
             return version
         conn.execute("SELECT set_config('kenning.all_pools', 'on', true)")
         for number in range(version + 1, LATEST_VERSION + 1):
-            conn.execute(MIGRATIONS[number - 1])
+            step = MIGRATIONS[number - 1]
+            if callable(step):
+                step(conn)
+            else:
+                conn.execute(step)
             conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (number,))
     return LATEST_VERSION

@@ -52,7 +52,7 @@ from kenning.adapters.sql_rows import (
     row_values,
 )
 from kenning.core import bm25
-from kenning.core.cjk_match import cjk_query, rank_cjk
+from kenning.core.cjk_match import cjk_query, memory_grams, rank_cjk
 from kenning.core.errors import BackendUnavailable, ConflictError, ContractBroken, Forbidden, NotFound
 from kenning.core.query import Filters
 from kenning.core.records import AuditEntry, Conflict, Edge, MemoryRecord, MemoryState, Restatement
@@ -243,8 +243,8 @@ class PostgresStore(SqlReads):
             f"UPDATE memories SET {_UPDATE_COLUMNS}, {_SET_WORDS} WHERE seq = %s",
             (*row_values(record)[1:], *_word_parts(record), seq),
         )
-        conn.execute("DELETE FROM memory_tags WHERE seq = %s", (seq,))
-        conn.execute("DELETE FROM memory_entities WHERE seq = %s", (seq,))
+        for table in ("memory_tags", "memory_entities", "char_postings"):
+            conn.execute(sql.SQL("DELETE FROM {} WHERE seq = %s").format(sql.Identifier(table)), (seq,))
         self._index(conn, [(seq, record)])
         if revector:
             conn.execute("DELETE FROM vectors WHERE seq = %s", (seq,))
@@ -351,8 +351,16 @@ class PostgresStore(SqlReads):
                     kept[memory_id] = (later[0], later[1] + count) if later else (at, count)
 
     def _index(self, conn: psycopg.Connection[Any], items: Sequence[tuple[int, MemoryRecord]]) -> None:
-        """The tag and entity rows of these (seq, record) pairs."""
+        """The tag, entity and character-posting rows of these (seq, record) pairs."""
         with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO char_postings (namespace, gram, seq) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                [
+                    (record.namespace, gram, seq)
+                    for seq, record in items
+                    for gram in sorted(memory_grams(record.content))
+                ],
+            )
             cur.executemany(
                 "INSERT INTO memory_tags (seq, tag, namespace) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
                 [(seq, t, record.namespace) for seq, record in items for t in record.tags],
@@ -758,16 +766,12 @@ class PostgresStore(SqlReads):
         if asked is None:
             return []
         where, params = filter_sql(filters, "%s")
-        # A scan of the pools' memories: under row-level security no index may answer `LIKE` (it is not
-        # leakproof), pg_trgm's included. Character postings like the word postings would; not built.
-        patterns = [
-            "%" + gram.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            for gram in asked.grams
-        ]
+        # Candidates through the character postings, those holding the most of the query's grams first.
         rows = self._read(
-            f"SELECT m.id, m.content FROM memories m WHERE m.content LIKE ANY(%s) AND {where} "
-            "ORDER BY m.seq DESC LIMIT %s",
-            (patterns, *params, _CJK_CANDIDATES),
+            "SELECT m.id, m.content FROM (SELECT p.seq, count(*) AS n FROM char_postings p "
+            "WHERE p.namespace = ANY(%s) AND p.gram = ANY(%s) GROUP BY p.seq) c "
+            f"JOIN memories m ON m.seq = c.seq WHERE {where} ORDER BY c.n DESC, m.seq DESC LIMIT %s",
+            (list(filters.pools), list(asked.grams), *params, _CJK_CANDIDATES),
         )
         return rank_cjk(asked, {str(r[0]): str(r[1]) for r in rows}, limit)
 
@@ -929,8 +933,8 @@ class PostgresStore(SqlReads):
         """Recompute every memory's words, tags and entities from its record, the pools' word statistics,
         and each vector model's index, in one transaction."""
         with self._tx() as conn:
-            conn.execute("DELETE FROM memory_tags")
-            conn.execute("DELETE FROM memory_entities")
+            for table in ("memory_tags", "memory_entities", "char_postings"):
+                conn.execute(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)))
             rows = conn.execute(f"SELECT seq, {COLUMNS} FROM memories").fetchall()
             for row in rows:
                 record = record_from_row(row[1:])

@@ -37,6 +37,16 @@ def cjk_query(query: str) -> CjkQuery | None:
     return CjkQuery(grams=tuple(grams), trigrams=trigrams)
 
 
+def memory_grams(content: str) -> set[str]:
+    """Every gram a query could look a memory up by: each character of its CJK runs and each pair of
+    neighbours (a query's grams are its runs' bigrams, or a one-character run itself)."""
+    grams: set[str] = set()
+    for run in cjk_runs(content):
+        grams.update(run)
+        grams.update(run[i : i + 2] for i in range(len(run) - 1))
+    return grams
+
+
 def cjk_score(query: CjkQuery, content: str) -> float | None:
     """Coverage of the query's grams by the content, nudged towards shorter (more focused) memories;
     None when it holds none of them."""
