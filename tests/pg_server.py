@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -57,6 +58,20 @@ def drop_database(server: tuple[str, str], url: str) -> None:
     name = url.split("/")[-1].split("?")[0]
     with psycopg.connect(server[0], autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextmanager
+def database_for(request: pytest.FixtureRequest, backend: str) -> Iterator[str | None]:
+    """For "postgresql", a fresh database's URL (dropped afterwards); for "sqlite", None."""
+    if backend != "postgresql":
+        yield None
+        return
+    server = request.getfixturevalue("pg_server")
+    url = new_database(server)
+    try:
+        yield url
+    finally:
+        drop_database(server, url)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from kenning.core.validation import MemoryDraft
 from kenning.entry.dashboard import is_page
 from kenning.entry.http_guard import SESSION_COOKIE
 from kenning.services.deps import Caller
-from pg_server import drop_database, new_database
+from pg_server import database_for
 from store_backends import BACKENDS
 
 pytestmark = pytest.mark.slow
@@ -28,12 +28,11 @@ XSS = '<script>document.title="owned"</script><img src=x onerror="alert(1)"> [se
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The dashboard of a server on each backend."""
-    pg = request.getfixturevalue("pg_server") if request.param == "postgresql" else None
-    url = new_database(pg) if pg else None
-    with live_server(tmp_path_factory.mktemp("dash"), embedder="none", storage_url=url) as live:
+    with (
+        database_for(request, request.param) as url,
+        live_server(tmp_path_factory.mktemp("dash"), embedder="none", storage_url=url) as live,
+    ):
         yield live
-    if pg and url:
-        drop_database(pg, url)
 
 
 @pytest.fixture(scope="module")

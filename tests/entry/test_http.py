@@ -26,7 +26,7 @@ from http_server import LiveServer, live_server
 from kenning.core.errors import InvalidInput
 from kenning.entry.http_app import check_bind
 from kenning.entry.stdio_transport import initialize_request
-from pg_server import drop_database, new_database
+from pg_server import database_for
 from store_backends import BACKENDS
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
@@ -35,12 +35,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 @pytest.fixture(scope="module", params=BACKENDS)
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The team server on each backend: every test below runs against the SQLite file and PostgreSQL."""
-    pg = request.getfixturevalue("pg_server") if request.param == "postgresql" else None
-    url = new_database(pg) if pg else None
-    with live_server(tmp_path_factory.mktemp("http"), storage_url=url, max_body_bytes=20_000) as live:
+    with (
+        database_for(request, request.param) as url,
+        live_server(tmp_path_factory.mktemp("http"), storage_url=url, max_body_bytes=20_000) as live,
+    ):
         yield live
-    if pg and url:
-        drop_database(pg, url)
 
 
 @pytest.fixture(scope="module")

@@ -70,7 +70,7 @@ from kenning.ports.store import (
 
 logger = logging.getLogger(__name__)
 
-_TEXT_CONFIG = "english"  # stems like FTS5's porter tokenizer; it also drops English stop words
+_TEXT_CONFIG = "english"  # Snowball stems (FTS5 uses the older Porter); it also drops English stop words
 _CJK_CANDIDATES = 400
 # A memory's words, weighted by where they stand (content A, tags B, entities B, context C).
 _WORDS = " || ".join(f"setweight(to_tsvector('{_TEXT_CONFIG}', %s), '{weight}')" for weight in "ABBC")
