@@ -49,6 +49,7 @@ def test_word_statistics_stay_what_a_fresh_count_gives_through_every_kind_of_wri
     kept = _counts(pg_url)
     assert ("ns", "tuesday", 1) in kept[0] and not any(row[1] == "friday" for row in kept[0])
     assert kept == _recounted(pg_url) and [row[:2] for row in kept[1]] == [("ns", 2)]
+    assert store.stats(None).index_rows == {"word_postings": sum(int(str(row[2])) for row in kept[0])}
     dumped = list(store.dump())
     store.load(iter(dumped), replace=True)  # a bulk load counts once, at its end
     assert _counts(pg_url) == kept

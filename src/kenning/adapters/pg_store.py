@@ -90,7 +90,6 @@ class PostgresStore(SqlReads):
     """MemoryStore on a PostgreSQL database with the `vector` extension."""
 
     def __init__(self, url: str, *, max_connections: int = 8, timeout_s: float = 10.0) -> None:
-        self.url = url
         self.location = redacted(url)
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=int(timeout_s)) as conn:
@@ -882,6 +881,8 @@ class PostgresStore(SqlReads):
             by_type = grouped(f"SELECT type, count(*) FROM memories{where} GROUP BY type")
             by_namespace = grouped(f"SELECT namespace, count(*) FROM memories{where} GROUP BY namespace")
             audit_entries = one(f"SELECT count(*) FROM audit{where}")
+            # The word postings, counted from their statistics (a few rows a word, not one a posting).
+            postings = one(f"SELECT coalesce(sum(docs), 0) FROM word_stats{where}")
             size = one("SELECT pg_database_size(current_database())", ()) if namespace is None else 0
             bypass = conn.execute(
                 "SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user"
@@ -910,6 +911,7 @@ class PostgresStore(SqlReads):
             health=health,
             record_bytes=record_bytes,
             backend="postgresql",
+            index_rows={"word_postings": postings},
         )
 
     def index_problems(self) -> list[str]:
