@@ -796,9 +796,24 @@ class PostgresStore(SqlReads):
             conn.execute(
                 sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(_EF_SEARCH_MIN, 2 * limit)))
             )
+            pools = list(filters.pools)
+            dims = dict(
+                conn.execute(
+                    "SELECT model, dim FROM vector_models WHERE model = ANY(%s)", (list(models),)
+                ).fetchall()
+            )
+            # How many memories the pools hold: whether the spread of cosine is measured whole or sampled.
+            pooled = conn.execute(
+                "SELECT coalesce(sum(docs), 0) FROM word_totals WHERE namespace = ANY(%s)", (pools,)
+            ).fetchone()
+            held = int(pooled[0]) if pooled else 0
             for model in dict.fromkeys(models):
+                dim = int(dims.get(model, 0))
+                if limit <= 0 or dim != query.shape[0]:
+                    out[model] = DenseHits(hits=[], mean=0.0, std=0.0, extra={})
+                    continue
                 out[model] = self._search_model(
-                    conn, query, model, (where, params, list(filters.pools)), limit, include
+                    conn, query, (model, dim), (where, params, pools, held), limit, include
                 )
         return out
 
@@ -806,17 +821,15 @@ class PostgresStore(SqlReads):
         self,
         conn: psycopg.Connection[Any],
         query: Vector,
-        model: str,
-        filtered: tuple[str, list[Any], list[str]],
+        kind: tuple[str, int],
+        filtered: tuple[str, list[Any], list[str], int],
         limit: int,
         include: Sequence[str],
     ) -> DenseHits:
-        """One model's hits; `filtered` is the filters' WHERE clause, its parameters and the pools."""
-        where, params, pools = filtered
-        row = conn.execute("SELECT dim FROM vector_models WHERE model = %s", (model,)).fetchone()
-        if row is None or limit <= 0 or int(row[0]) != query.shape[0]:
-            return DenseHits(hits=[], mean=0.0, std=0.0, extra={})
-        dim = int(row[0])
+        """One model's hits; `kind` is the model and its dimension, `filtered` the filters' WHERE clause,
+        its parameters, the pools and how many memories they hold."""
+        model, dim = kind
+        where, params, pools, held = filtered
         distance = f"(v.vec::vector({dim}) <=> %s::vector({dim}))"
         near = conn.execute(
             f"WITH near AS MATERIALIZED (SELECT m.id, {distance} AS d FROM vectors v "
@@ -828,10 +841,6 @@ class PostgresStore(SqlReads):
         # _SPREAD_SAMPLE memories; in larger ones, over a sample of about that many of the pools' vectors,
         # whatever their state and other filters (pages of the table chosen by a fixed seed, so that a
         # query scores alike each time, and only those pages read).
-        pooled = conn.execute(
-            "SELECT coalesce(sum(docs), 0) FROM word_totals WHERE namespace = ANY(%s)", (pools,)
-        ).fetchone()
-        held = int(pooled[0]) if pooled else 0
         if held <= _SPREAD_SAMPLE:
             spread = conn.execute(
                 f"SELECT avg(1 - {distance}), stddev_pop(1 - {distance}) FROM vectors v "

@@ -24,11 +24,12 @@ class PgTokens:
             url, min_size=0, max_size=2, timeout=timeout_s, kwargs={"autocommit": True}, open=True
         )
 
-    def _run(self, query: str, params: tuple[Any, ...]) -> int:
-        """Run one statement; returns the rows it changed."""
+    def _run(self, query: str, params: tuple[Any, ...]) -> tuple[list[Any], int]:
+        """Run one statement: the rows it read, and how many rows it read or changed."""
         try:
             with self._pool.connection() as conn:
-                return conn.execute(query, params).rowcount
+                cursor = conn.execute(query, params)
+                return (cursor.fetchall() if cursor.description else []), cursor.rowcount
         except (PoolTimeout, psycopg.OperationalError) as exc:
             raise BackendUnavailable(f"cannot reach the token table at {self.location}: {exc}") from exc
 
@@ -55,7 +56,7 @@ class PgTokens:
         return self._rows("ORDER BY created_at, id", ())
 
     def revoke(self, token_id: str, at: float) -> bool:
-        changed = self._run(
+        _, changed = self._run(
             "UPDATE tokens SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL", (at, token_id)
         )
         return changed == 1
@@ -64,9 +65,5 @@ class PgTokens:
         self._pool.close()
 
     def _rows(self, where: str, params: tuple[Any, ...]) -> list[TokenRecord]:
-        try:
-            with self._pool.connection() as conn:
-                rows = conn.execute(f"SELECT {COLUMNS} FROM tokens {where}", params).fetchall()
-        except (PoolTimeout, psycopg.OperationalError) as exc:
-            raise BackendUnavailable(f"cannot reach the token table at {self.location}: {exc}") from exc
+        rows, _ = self._run(f"SELECT {COLUMNS} FROM tokens {where}", params)
         return [token_from_row(r) for r in rows]

@@ -775,6 +775,7 @@ class SqliteStore(SqlReads):
         if not terms:
             return []
         stems = self._stems.of(terms)
+        wanted = sorted({stem for word in terms for stem in stems.get(word, ())})
         where, params = filter_sql(filters)
         found: list[tuple[str, float]] = []
         # Each pool has its own table and statistics; a principal reading several gets their union.
@@ -783,7 +784,6 @@ class SqliteStore(SqlReads):
             if table is None:
                 continue
             vocabulary = vocabulary_of(table)
-            wanted = sorted({stem for word in terms for stem in stems.get(word, ())})
             held: dict[str, int] = {
                 str(r[0]): int(r[1])
                 for r in self._read(

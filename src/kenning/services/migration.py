@@ -121,14 +121,15 @@ def _copy_tokens(source: TokenStore, target: TokenStore) -> int:
     """Tokens (by their hashes: no secret is read or moved) the target does not hold yet; then every
     token of the source must be there as it is."""
     copied = 0
-    for token in source.all():
+    held = source.all()
+    for token in held:
         found = target.find(token.id)
         if found is None:
             target.add(token)
             copied += 1
         elif found != token:
             raise ConflictError(f"token {token.name!r} differs in the target; revoke one of the two first")
-    missing = {t.id for t in source.all()} - {t.id for t in target.all()}
+    missing = {t.id for t in held} - {t.id for t in target.all()}
     if missing:
         raise ContractBroken(f"{len(missing)} tokens did not arrive in the target")
     return copied
