@@ -285,6 +285,8 @@ async def test_mcp_over_http_acts_for_the_token_s_principal(
         assert '"agent:dave"' in status.contents[0].text  # type: ignore[union-attr]
     assert ok(rest(server, tokens["dave"], "get", {"id": memory_id}))["agent_id"] == "dave"
     assert rest(server, tokens["alice"], "get", {"id": memory_id}).status_code == 404  # alice reads team only
+    # Its own team memory: a worker may run this test without the module's earlier ones.
+    rest(server, tokens["alice"], "remember", {"content": "Releases ship after the Thursday freeze."})
     async with mcp_session(server, tokens["bob"]) as session:
         found = await session.call_tool("recall", {"query": "how do releases ship"})
         assert not found.is_error and "team" in found.content[0].text  # type: ignore[union-attr]
