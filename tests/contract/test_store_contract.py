@@ -152,6 +152,26 @@ def test_structured_filters_apply_to_every_channel(store: MemoryStore) -> None:
     assert [i for i, _ in store.search_recent(Filters(namespace="ns"), 10)] == [ID2, ID1]
 
 
+def test_word_search_finds_the_best_that_pass_a_filter_that_most_matches_fail(store: MemoryStore) -> None:
+    # Sixty memories say "lint" once to ten times among the same number of words (more is better);
+    # only the six weakest are tagged. Then forty that tie exactly, written in the reverse of id order.
+    for n in range(60):
+        text = " ".join(["lint"] * (n % 10 + 1) + ["word"] * (10 - n % 10) + [f"w{n}"])
+        tags = ["weak"] if n % 10 == 0 and n < 60 else []
+        memory_id = f"01J00000000000000000001{n:03d}"
+        store.insert(record(memory_id, text, tags=tags), [], audit("r", memory_id))
+    for n in reversed(range(40)):
+        memory_id = f"01J00000000000000000002{n:03d}"
+        store.insert(record(memory_id, f"tie z{n:02d}", tags=["tie"]), [], audit("r", memory_id))
+    weak = store.search_words("lint", Filters(namespace="ns", tags=("weak",)), 3)
+    assert len(weak) == 3 and all(i.startswith("01J00000000000000000001") for i, _ in weak)
+    assert [s for _, s in weak] == sorted((s for _, s in weak), reverse=True)
+    best = store.search_words("lint", Filters(namespace="ns"), 4)
+    assert {int(i[-3:]) % 10 for i, _ in best} == {9}  # the ten-times ones, none of the tagged
+    tied = store.search_words("tie", Filters(namespace="ns", tags=("tie",)), 3)
+    assert [i for i, _ in tied] == [f"01J00000000000000000002{n:03d}" for n in range(3)]
+
+
 def test_vector_search_orders_by_cosine_and_only_uses_the_asked_model(store: MemoryStore) -> None:
     store.insert(record(ID1, "a"), [unit(1, 0, 0)], audit("r", ID1))
     store.insert(record(ID2, "b"), [unit(1, 1, 0)], audit("r", ID2))

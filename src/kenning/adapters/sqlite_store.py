@@ -65,6 +65,8 @@ logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 _CJK_CANDIDATES = 400
+# How many times `limit` matches a word search scores before joining them to their memories.
+_SCORED_FIRST = 3
 _WEIGHTS = ", ".join(str(w) for w in (bm25.CONTENT, bm25.TAGS, bm25.ENTITIES, bm25.CONTEXT))
 
 
@@ -798,15 +800,37 @@ class SqliteStore(SqlReads):
             if not chosen:
                 continue
             match = " OR ".join('"' + t.replace('"', '""') + '"' for t in chosen)
+            found.extend(self._best_words(table, match, where, params, limit))
+        found.sort(key=lambda pair: (-pair[1], pair[0]))
+        return found[:limit]
+
+    def _best_words(
+        self, table: str, match: str, where: str, params: Sequence[Any], limit: int
+    ) -> list[tuple[str, float]]:
+        """The `limit` memories of one pool's word table that best match `match` and pass `where`, by
+        BM25. Joining every match to its memory for the filter costs more than scoring it (a common
+        word matches thousands), so the best `_SCORED_FIRST` times `limit` are joined first. Where the
+        filter leaves fewer than `limit` of them, or a tie straddles the cut, every match is joined:
+        the answer is the same either way."""
+        cap = limit * _SCORED_FIRST
+        rows = self._read(
+            f"SELECT m.id, f.s, f.last, f.n FROM (SELECT rowid AS seq, s, max(s) OVER () AS last, "
+            f"count(*) OVER () AS n FROM (SELECT rowid, bm25({table}, {_WEIGHTS}) AS s FROM {table} "
+            f"WHERE {table} MATCH ? ORDER BY s LIMIT ?)) f JOIN memories m ON m.seq = f.seq "
+            f"WHERE {where} ORDER BY f.s, m.id LIMIT ?",
+            (match, cap, *params, limit),
+        )
+        capped = not rows or (
+            int(rows[0][3]) == cap and (len(rows) < limit or float(rows[-1][1]) >= float(rows[0][2]))
+        )
+        if capped:
             rows = self._read(
                 f"SELECT m.id, bm25({table}, {_WEIGHTS}) AS s FROM {table} "
                 f"JOIN memories m ON m.seq = {table}.rowid "
                 f"WHERE {table} MATCH ? AND {where} ORDER BY s, m.id LIMIT ?",
                 (match, *params, limit),
             )
-            found.extend((str(r[0]), -float(r[1])) for r in rows)
-        found.sort(key=lambda pair: (-pair[1], pair[0]))
-        return found[:limit]
+        return [(str(r[0]), -float(r[1])) for r in rows]
 
     def search_cjk(self, query: str, filters: Filters, limit: int) -> list[tuple[str, float]]:
         asked = cjk_query(query)
