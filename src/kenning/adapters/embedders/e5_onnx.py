@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kenning.adapters.embedders.e5_tokenizer import E5Tokenizer
-from kenning.adapters.embedders.e5_weights import BLOCK, E5Weights, Q4Matrix, read_weights
+from kenning.adapters.embedders.e5_weights import BLOCK, E5Weights, Q4Matrix, Shape, read_weights
 
 _OPSET = 21
 _MASKED = -1e9  # added to the attention score of a padding position
@@ -141,13 +141,15 @@ class E5Onnx:
     """One loaded engine. `run` may be called from several threads at once: onnxruntime sessions are
     safe to share, and each call computes on its caller's thread (one intra-op thread)."""
 
-    weights: E5Weights
+    shape: Shape
+    word: Q4Matrix
+    vectors: dict[str, npt.NDArray[np.float32]]
     tokenizer: E5Tokenizer
     session: Any
 
     @property
     def dim(self) -> int:
-        return self.weights.shape.hidden
+        return self.shape.hidden
 
     def ids(self, text: str, *, is_query: bool, most: int) -> list[int]:
         """<s>, e5's prefix and the text, </s>: at most `most` ids in all."""
@@ -159,14 +161,14 @@ class E5Onnx:
         """(len(texts), dim) L2-normalised mean-pooled vectors; a text beyond `most` tokens is cut."""
         rows = [self.ids(text, is_query=is_query, most=most) for text in texts]
         length = max(len(r) for r in rows)
-        shape = self.weights.shape
+        shape = self.shape
         ids = np.full((len(rows), length), self.tokenizer.eos, dtype=np.int64)
         present = np.zeros((len(rows), length), dtype=np.float32)
         for i, row in enumerate(rows):
             ids[i, : len(row)] = row
             present[i, : len(row)] = 1.0
-        words = self.weights.word.dequantised_rows(ids.reshape(-1)).reshape(len(rows), length, shape.hidden)
-        vectors = self.weights.vectors
+        words = self.word.dequantised_rows(ids.reshape(-1)).reshape(len(rows), length, shape.hidden)
+        vectors = self.vectors
         x = _layer_norm(
             words + vectors["pos"][:length] + vectors["type"], vectors["ln.w"], vectors["ln.b"], shape.eps
         )
@@ -191,4 +193,12 @@ def load(model_path: Path, *, threads: int = 1) -> E5Onnx:
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     session = onnxruntime.InferenceSession(_graph(weights), options, providers=["CPUExecutionProvider"])
-    return E5Onnx(weights=weights, tokenizer=E5Tokenizer(weights.vocabulary), session=session)
+    # Only what the calls need is kept: the vocabulary's 250,000 pieces live on in the tokenizer's table.
+    embedding = {name: weights.vectors[name] for name in ("pos", "type", "ln.w", "ln.b")}
+    return E5Onnx(
+        shape=weights.shape,
+        word=weights.word,
+        vectors=embedding,
+        tokenizer=E5Tokenizer(weights.vocabulary),
+        session=session,
+    )

@@ -5,6 +5,7 @@ squeeze runs of spaces, mark word starts with U+2581, then the most probable spl
 from __future__ import annotations
 
 import re
+from array import array
 
 from kenning.adapters.embedders.e5_weights import Vocabulary
 
@@ -19,11 +20,11 @@ class E5Tokenizer:
         self.bos, self.eos, self.unk = vocabulary.bos, vocabulary.eos, vocabulary.unk
         self._fold = str.maketrans(vocabulary.normalise)
         scores = vocabulary.scores.tolist()
+        # piece -> id, and the ids' scores apart: a tuple a piece would cost 16 MB more
         self._pieces = {
-            piece: (index, float(scores[index]))
-            for index, piece in enumerate(vocabulary.pieces)
-            if piece and index != vocabulary.unk
+            piece: index for index, piece in enumerate(vocabulary.pieces) if piece and index != vocabulary.unk
         }
+        self._scores = array("d", scores)
         self._longest = max(len(piece) for piece in self._pieces)
         self._unknown = float(min(scores)) - 10.0
 
@@ -49,7 +50,7 @@ class E5Tokenizer:
 
     def _split(self, text: str) -> list[int]:
         n = len(text)
-        pieces, longest, unknown = self._pieces, self._longest, self._unknown
+        pieces, scores, longest, unknown = self._pieces, self._scores, self._longest, self._unknown
         best = [float("-inf")] * (n + 1)
         best[0] = 0.0
         came: list[tuple[int, int]] = [(0, 0)] * (n + 1)  # (piece id, start) of the best split ending here
@@ -60,10 +61,10 @@ class E5Tokenizer:
             for end in range(start + 1, min(n, start + longest) + 1):
                 found = pieces.get(text[start:end])
                 if found is not None:
-                    score = here + found[1]
+                    score = here + scores[found]
                     if score > best[end]:
                         best[end] = score
-                        came[end] = (found[0], start)
+                        came[end] = (found, start)
             if here + unknown > best[start + 1]:
                 best[start + 1] = here + unknown
                 came[start + 1] = (self.unk, start)
