@@ -125,3 +125,14 @@ def test_the_first_pieces_of_a_long_text_are_those_of_the_whole(
             ours.tokenizer.content_ids(text, most)
             == ours.tokenizer._split("\u2581" + text.replace(" ", "\u2581"))[:most]
         )
+
+
+def test_a_batch_runs_in_groups_and_keeps_its_order(
+    engines: tuple[e5_onnx.E5Onnx, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ours, _ = engines
+    monkeypatch.setattr(e5_onnx, "_GROUP_TOKENS", 48)  # a few texts a group, one alone if long
+    texts = [*TEXTS, "The deploy pipeline runs integration tests. " * 30, *reversed(TEXTS)]
+    batch = ours.embed(texts, is_query=False, most=PASSAGE_TOKENS)
+    for text, vector in zip(texts, batch, strict=True):
+        assert float(vector @ ours.embed([text], is_query=False, most=PASSAGE_TOKENS)[0]) > 0.99999
