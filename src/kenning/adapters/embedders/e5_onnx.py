@@ -24,6 +24,7 @@ from kenning.adapters.embedders.e5_tokenizer import E5Tokenizer
 from kenning.adapters.embedders.e5_weights import BLOCK, E5Weights, Q4Matrix, Shape, read_weights
 
 _OPSET = 21
+QUERY, KEY = [0, 2, 1, 3], [0, 2, 3, 1]  # how heads are laid out for the two products of attention
 _MASKED = -1e9  # added to the attention score of a padding position
 # Padded tokens a run computes at most: its attention scores take batch x 12 x length^2 floats.
 _GROUP_TOKENS = 2048
@@ -90,26 +91,18 @@ def _graph(weights: E5Weights) -> bytes:
         nodes.append(helper.make_node(kind, inputs, [out], **attrs))
         return out
 
+    def split_heads(x: str, name: str, perm: list[int]) -> str:
+        """The projection `name` of x split into heads: [batch, heads, length, width], or for the keys
+        [batch, heads, width, length]."""
+        split_up = op("Reshape", [linear(x, name), split], f"{name}.h")
+        return op("Transpose", [split_up], f"{name}.t", perm=perm)
+
     x = "x"
     for n in range(shape.layers):
         p = f"l{n}"
-        q = op(
-            "Transpose",
-            [op("Reshape", [linear(x, f"{p}.q"), split], f"{p}.qh")],
-            f"{p}.qt",
-            perm=[0, 2, 1, 3],
-        )
-        k = op(
-            "Transpose",
-            [op("Reshape", [linear(x, f"{p}.k"), split], f"{p}.kh")],
-            f"{p}.kt",
-            perm=[0, 2, 3, 1],
-        )
-        v = op(
-            "Transpose",
-            [op("Reshape", [linear(x, f"{p}.v"), split], f"{p}.vh")],
-            f"{p}.vt",
-            perm=[0, 2, 1, 3],
+
+        q, k, v = (
+            split_heads(x, f"{p}.{part}", perm) for part, perm in (("q", QUERY), ("k", KEY), ("v", QUERY))
         )
         scores = op(
             "Add", [op("Mul", [op("MatMul", [q, k], f"{p}.qk"), scale], f"{p}.sc"), "mask"], f"{p}.sm"
