@@ -30,8 +30,9 @@ class E5Tokenizer:
 
     def content_ids(self, text: str, most: int) -> list[int]:
         """The first `most` piece ids of `text` (no <s> or </s>). A long text is split a window at a
-        time, widened until it yields more than `most` pieces: the split of its head does not depend
-        on text far beyond it, and a 16k-character write costs a split of about what is read."""
+        time, widened until it yields `most` pieces (a few more where it ends inside a word): the split of
+        a text's head does not depend on text far beyond it, and a 16k-character write costs a split of
+        about what is read."""
         folded = _SPACES.sub(" ", text.translate(self._fold))
         if not folded.startswith(" "):
             folded = " " + folded

