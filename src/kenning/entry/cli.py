@@ -642,7 +642,10 @@ def status(ctx: Ctx, as_json: bool) -> None:
         )
         click.echo(f"namespace  {out.namespace}: {out.memories_in_namespace} memories")
         click.echo(f"states     {json.dumps(out.by_state)}")
-        click.echo(f"embedder   {out.embedder['provider']} -> {out.embedder['model'] or 'not loaded'}")
+        engine = f" on {out.embedder['engine']}" if out.embedder.get("engine") else ""
+        click.echo(
+            f"embedder   {out.embedder['provider']} -> {out.embedder['model'] or 'not loaded'}{engine}"
+        )
         click.echo(f"vectors    {json.dumps(out.vectors_by_model)}")
         click.echo(f"conflicts  {out.open_conflicts} open (kenning conflicts)")
         if out.maintenance is not None:

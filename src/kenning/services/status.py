@@ -36,6 +36,7 @@ def status(deps: Deps, caller: Caller, *, load_embedder: bool = True) -> StatusR
     embedder = {
         "provider": gate.configured,
         "model": model,
+        "engine": gate.engine,
         "loaded": gate.loaded,
         "failure": gate.failure,
     }
