@@ -24,7 +24,7 @@ from kenning.adapters.embedders.e5_tokenizer import E5Tokenizer
 from kenning.adapters.embedders.e5_weights import BLOCK, E5Weights, Q4Matrix, Shape, read_weights
 
 _OPSET = 21
-QUERY, KEY = [0, 2, 1, 3], [0, 2, 3, 1]  # how heads are laid out for the two products of attention
+QUERY, KEY = [0, 2, 1, 3], [0, 2, 3, 1]  # head layouts for attention (QUERY is its own inverse)
 _MASKED = -1e9  # added to the attention score of a padding position
 # Padded tokens a run computes at most: its attention scores take batch x 12 x length^2 floats.
 _GROUP_TOKENS = 2048
@@ -108,9 +108,7 @@ def _graph(weights: E5Weights) -> bytes:
             "Add", [op("Mul", [op("MatMul", [q, k], f"{p}.qk"), scale], f"{p}.sc"), "mask"], f"{p}.sm"
         )
         attended = op("MatMul", [op("Softmax", [scores], f"{p}.p", axis=-1), v], f"{p}.ctx")
-        context = op(
-            "Reshape", [op("Transpose", [attended], f"{p}.ct", perm=[0, 2, 1, 3]), joined], f"{p}.cj"
-        )
+        context = op("Reshape", [op("Transpose", [attended], f"{p}.ct", perm=QUERY), joined], f"{p}.cj")
         x = norm(op("Add", [x, linear(context, f"{p}.ao")], f"{p}.r1"), f"{p}.aln")
         inner = op("Gelu", [linear(x, f"{p}.fi")], f"{p}.gelu")
         x = norm(op("Add", [x, linear(inner, f"{p}.fo")], f"{p}.r2"), f"{p}.oln")
@@ -134,7 +132,7 @@ def _graph(weights: E5Weights) -> bytes:
 
 @dataclass
 class E5Onnx:
-    """One loaded engine. `run` may be called from several threads at once: onnxruntime sessions are
+    """One loaded engine. `embed` may be called from several threads at once: onnxruntime sessions are
     safe to share, and each call computes on its caller's thread (one intra-op thread)."""
 
     shape: Shape
