@@ -820,10 +820,11 @@ class SqliteStore(SqlReads):
             f"WHERE {where} ORDER BY f.s, m.id LIMIT ?",
             (match, cap, *params, limit),
         )
-        capped = not rows or (
+        # The best matches may lie beyond the scored ones only where the scoring stopped at `cap`.
+        need_all = not rows or (
             int(rows[0][3]) == cap and (len(rows) < limit or float(rows[-1][1]) >= float(rows[0][2]))
         )
-        if capped:
+        if need_all:
             rows = self._read(
                 f"SELECT m.id, bm25({table}, {_WEIGHTS}) AS s FROM {table} "
                 f"JOIN memories m ON m.seq = {table}.rowid "
