@@ -1,13 +1,13 @@
 """The learned screening signal: how likely a text is written to steer the agents that read it.
 
-Two small models, in a weighted mean: a multilayer perceptron over the write's embedding (what a text means,
-in any of the model's languages) and a logistic regression over hashed character 3- to 5-grams of
-its readable view (how it is phrased: imperatives, paths, flags, URLs). The perceptron reads, beside
-the embedding, the hidden states of two inner layers of the encoder from the same run where the
-engine gives them (onnxruntime's does), and the embedding alone where not, with thresholds of its
-own. Trained by training/screening/train_head.py on text we and independent helpers wrote and on
-public licensed injection corpora; the weights ship in the package (kenning/data/screening_head.json)
-and belong to one embedding model.
+Two small models, in a weighted mean: a multilayer perceptron over the write's embedding (what a text
+means, in any of the model's languages) and a logistic regression over hashed character 3- to 5-grams
+of its readable view (how it is phrased: imperatives, paths, flags, URLs). Where the engine gives them
+(onnxruntime's does), the perceptron also reads the mean hidden states of five inner layers of the
+encoder from the same run; where not, another perceptron reads the embedding alone, with thresholds
+of its own. Trained by training/screening/train_head.py on text we and independent helpers wrote and
+on public licensed injection corpora; the weights ship in the package
+(kenning/data/screening_head.json) and belong to one embedding model.
 """
 
 from __future__ import annotations

@@ -199,10 +199,9 @@ class E5Onnx:
         )
         mask = ((1.0 - present) * _MASKED).astype(np.float32)[:, None, None, :]
         names = ["hidden", *(f"layer{n}" for n in layers)]
-        pooled = [_pooled(h, present) for h in self.session.run(names, {"x": x, "mask": mask})]
-        return pooled[0], np.concatenate(pooled[1:], axis=1) if layers else np.empty(
-            (len(rows), 0), np.float32
-        )
+        vector, *states = [_pooled(h, present) for h in self.session.run(names, {"x": x, "mask": mask})]
+        joined = np.concatenate(states, axis=1) if states else np.empty((len(rows), 0), np.float32)
+        return vector, joined
 
 
 def _pooled(hidden: npt.NDArray[np.float32], present: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
