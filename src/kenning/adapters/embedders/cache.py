@@ -1,7 +1,8 @@
 """An embedder wrapper that remembers vectors by (model, kind, content hash) in a small SQLite file.
 
 Benchmarks and re-indexing embed the same texts again and again; the model is deterministic, so a
-vector computed once is reused. The cache never changes what is returned, only how fast.
+vector computed once is reused, and so are the inner layers' states the screening reads. The cache
+never changes what is returned, only how fast.
 """
 
 from __future__ import annotations
@@ -80,6 +81,37 @@ class CachingEmbedder:
         if not texts:
             return np.empty((0, self.dim), dtype=np.float32)
         return np.stack([found[key] for key in keys]).astype(np.float32)
+
+    def embed_passages_layers(
+        self, texts: Sequence[str], layers: Sequence[int]
+    ) -> tuple[Vector, Vector | None]:
+        """The inner embedder's vectors and inner layers' states (see ports.embedder.LayeredEmbedder),
+        both remembered; None for the states when the inner embedder cannot read them."""
+        inner = getattr(self._inner, "embed_passages_layers", None)
+        if inner is None or not layers:
+            return self.embed_passages(texts), None
+        kind = "s" + ",".join(map(str, layers))
+        keys = [self._key(t) for t in texts]
+        with self._lock:
+            vectors, states = self._lookup("p", keys), self._lookup(kind, keys)
+            missing = [i for i, key in enumerate(keys) if key not in vectors or key not in states]
+            self.hits += len(keys) - len(missing)
+            self.misses += len(missing)
+            stated = True
+            if missing:
+                fresh, fresh_states = inner([texts[i] for i in missing], layers)
+                pairs = [(keys[i], fresh[row]) for row, i in enumerate(missing)]
+                self._store("p", pairs)
+                vectors.update(pairs)
+                stated = fresh_states is not None  # None: the engine computing now gives no states
+                if fresh_states is not None:
+                    state_pairs = [(keys[i], fresh_states[row]) for row, i in enumerate(missing)]
+                    self._store(kind, state_pairs)
+                    states.update(state_pairs)
+        if not texts:
+            return np.empty((0, self.dim), dtype=np.float32), None
+        matrix = np.stack([vectors[key] for key in keys]).astype(np.float32)
+        return matrix, np.stack([states[key] for key in keys]).astype(np.float32) if stated else None
 
     def embed_query(self, text: str) -> Vector:
         if not self._cache_queries:
