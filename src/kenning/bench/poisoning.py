@@ -47,10 +47,8 @@ def screen_all(texts: list[str], *, rules_only: bool) -> tuple[list[Screening], 
         vectors, states = embedder.embed_passages_layers([*batch, *views.texts], layers)
         unmasked = views.embedded(vectors, states, len(batch))
         for index, (screening, text) in enumerate(zip(judged, batch, strict=True)):
-            row = None if states is None else states[index]
-            judge_embedded(
-                screening, embedder.model_id, Embedded(vectors[index], row, text), unmasked.get(index)
-            )
+            reading = Embedded.row(vectors, states, index, text)
+            judge_embedded(screening, embedder.model_id, reading, unmasked.get(index))
     if any(s.degraded for s in screens):
         return screens, None  # no classifier for this model: the rules judged alone
     return screens, embedder.model_id

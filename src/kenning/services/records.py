@@ -268,7 +268,7 @@ def update(
             model, matrix, states = embedded
             vector = StoredVector(model=model, values=matrix[0])
             learned = Screening()
-            written = Embedded(matrix[0], None if states is None else states[0], updated.content)
+            written = Embedded.row(matrix, states, 0, updated.content)
             judge_embedded(learned, model, written, views.embedded(matrix, states, 1).get(0))
             if learned.action(deps.screening) == "quarantined":
                 raise InvalidInput("content", _READS_AS_INSTRUCTIONS)

@@ -184,9 +184,7 @@ def remember_many(
         for position, index in enumerate(fresh):
             vectors[position].append(StoredVector(model=model, values=matrix[position]))
             # The learned screening signal reads the embedding every write computes anyway.
-            written = Embedded(
-                matrix[position], None if states is None else states[position], clean[index].content
-            )
+            written = Embedded.row(matrix, states, position, clean[index].content)
             judge_embedded(screens[index], model, written, unmasked.get(position))
         degraded += sorted({s.degraded for s in screens if s.degraded})
         for offset, (position, _) in enumerate(extra):

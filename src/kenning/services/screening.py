@@ -103,6 +103,11 @@ class Embedded:
     states: np.ndarray | None
     text: str
 
+    @classmethod
+    def row(cls, matrix: np.ndarray, states: np.ndarray | None, index: int, text: str) -> Embedded:
+        """The reading of `text`, row `index` of an embedding call's vectors and states."""
+        return cls(matrix[index], None if states is None else states[index], text)
+
 
 @dataclass(frozen=True, slots=True)
 class Views:
@@ -118,8 +123,7 @@ class Views:
     def embedded(self, matrix: np.ndarray, states: np.ndarray | None, first: int) -> dict[int, Embedded]:
         """Each view's reading by its write's index; the views' rows start at `first`."""
         return {
-            index: Embedded(matrix[first + k], None if states is None else states[first + k], view)
-            for k, (index, view) in enumerate(self.found)
+            index: Embedded.row(matrix, states, first + k, view) for k, (index, view) in enumerate(self.found)
         }
 
 
