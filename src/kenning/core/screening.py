@@ -29,6 +29,13 @@ class Flag:
     excerpt: str
 
 
+# Kinds that are evidence rather than a verdict where the learned signal judges: instruction-like
+# phrasing raises the classifier's score (by the head's `rule_weight`) instead of flagging alone, for
+# the user's own standing rules ("when I say 'ship it', merge") read just like an attacker's. Every
+# other kind (hidden Unicode, an encoded instruction, a wrapper breakout) flags whatever the score.
+WEIGHED = frozenset({"instruction"})
+
+
 # Legitimate uses of code points that can also hide text: a zero-width joiner inside an emoji
 # sequence (👩‍💻), the tag characters of a subdivision flag (🏴 + tags + cancel tag, the flag of
 # Scotland), a joiner or non-joiner in a script that needs them (Persian, Hindi), a byte-order mark

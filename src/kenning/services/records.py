@@ -10,6 +10,7 @@ from kenning.core import limits
 from kenning.core.errors import BackendUnavailable, ConflictError, Forbidden, InvalidInput, NotFound
 from kenning.core.ids import is_ulid
 from kenning.core.records import AuditEntry, MemoryRecord, MemoryState
+from kenning.core.screening import WEIGHED, Flag, inspect
 from kenning.core.text import content_hash
 from kenning.core.validation import (
     check_content,
@@ -203,14 +204,12 @@ def update(
             changes[name] = check_timestamp(value, name)
     if patch.metadata is not None:
         changes["metadata"] = check_metadata(redact_value(patch.metadata, secrets))
-    readable = [changes.get(name) for name in ("content", "context", "source")]
-    if any(readable):
-        from kenning.core.screening import inspect
-
-        if inspect("\n".join(text for text in readable if text)):
-            field = next(
-                name for name, text in zip(("content", "context", "source"), readable, strict=True) if text
-            )
+    readable = {name: changes.get(name) for name in ("content", "context", "source")}
+    evidence: list[Flag] = []  # an instruction rule's flags, for the learned signal to weigh
+    field = next((name for name, text in readable.items() if text), "")
+    if field:
+        evidence = inspect("\n".join(text for text in readable.values() if text))
+        if any(flag.kind not in WEIGHED for flag in evidence):
             raise InvalidInput(field, _READS_AS_INSTRUCTIONS)
     if patch.pinned is not None:
         if not isinstance(patch.pinned, bool):
@@ -256,6 +255,10 @@ def update(
                 f"memory {twin.id} already has this content; update that one or forget this one",
                 existing_id=twin.id,
             )
+    if revector or evidence:
+        # New words are judged as a new memory's are; so are old words under instruction-like new
+        # context, which the learned signal weighs (from an embedding used only for that).
+        learned = Screening(flags=evidence)
         views = to_unmask([updated.content])
         try:
             embedded = deps.embeddings.passages_layers(
@@ -266,14 +269,17 @@ def update(
             degraded = [*degraded, f"not_embedded: {exc.message}"]
         if embedded is not None:
             model, matrix, states = embedded
-            vector = StoredVector(model=model, values=matrix[0])
-            learned = Screening()
+            if revector:
+                vector = StoredVector(model=model, values=matrix[0])
             written = Embedded.row(matrix, states, 0, updated.content)
             judge_embedded(learned, model, written, views.embedded(matrix, states, 1).get(0))
-            if learned.action(deps.screening) == "quarantined":
-                raise InvalidInput("content", _READS_AS_INSTRUCTIONS)
             if learned.degraded:
                 degraded = [*degraded, learned.degraded]
+        # An update cannot be stored flagged: an instruction rule's flag that stays (the classifier
+        # agreed, or could not judge) is refused whatever the policy, as is what would quarantine.
+        stays = any(flag.kind != "learned" for flag in learned.flags)
+        if stays or learned.action(deps.screening) == "quarantined":
+            raise InvalidInput(field or "content", _READS_AS_INSTRUCTIONS)
     audit = AuditEntry(
         at=now,
         actor=caller.agent_id,

@@ -5,8 +5,9 @@ trims a line: a secret must be found as written. Flags are read from the redacte
 excerpt quotes what redaction removed.
 
 Beside the rules (core/screening) judges a learned signal (services/screening_model) over the
-embedding the write path computes anyway. It exists for one embedding model; with another,
-screening is rules-only and says so.
+embedding the write path computes anyway: hidden Unicode, an encoded instruction or a breakout is a
+verdict, while an instruction rule's match only raises the learned score. The signal exists for one
+embedding model; with another, screening is rules-only, every match flags, and the answer says so.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kenning.core.screening import Flag, inspect, prepare
+from kenning.core.screening import WEIGHED, Flag, inspect, prepare
 from kenning.core.secrets import redact, redact_label
 from kenning.core.unmask import unmasked
 from kenning.core.validation import MemoryDraft
@@ -29,12 +30,19 @@ class Screening:
     redacted: list[str] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
     degraded: str | None = None  # why only the rules judged (no classifier for this embedder)
-    certain: bool = False  # the learned signal alone scored past its quarantine threshold
+    certain: bool = False  # the learned score passed its quarantine threshold
+
+    @property
+    def decided(self) -> bool:
+        """A rule flagged what no score can clear (hidden Unicode, an encoded instruction, a breakout)."""
+        return any(flag.kind not in WEIGHED and flag.kind != "learned" for flag in self.flags)
 
     def action(self, policy: str) -> str | None:
         """What the write path does with the memory under `policy` ("quarantine" or "flag"): a rule's
-        flag, or a learned score past the quarantine threshold, quarantines; a learned score between
-        the two thresholds only flags, since a classifier is sometimes wrong about ordinary text."""
+        flag that stays (a verdict, or an instruction rule's match the classifier agreed with or
+        could not weigh), or a learned score past the quarantine threshold, quarantines; a learned
+        score between the two thresholds only flags, since a classifier is sometimes wrong about
+        ordinary text."""
         if not self.flags:
             return None
         sure = self.certain or any(flag.kind != "learned" for flag in self.flags)
@@ -129,8 +137,8 @@ class Views:
 
 def to_unmask(texts: Sequence[str], screens: Sequence[Screening] = ()) -> Views:
     """The views of `texts` that hide something; an ordinary text needs none, nor does one whose
-    screening (at the same index in `screens`) the rules already flagged."""
-    flagged = {index for index, screening in enumerate(screens) if screening.flags}
+    screening (at the same index in `screens`) a rule already decided."""
+    flagged = {index for index, screening in enumerate(screens) if screening.decided}
     return Views(
         [
             (index, view)
@@ -150,25 +158,32 @@ def screening_layers(model: str | None) -> tuple[int, ...]:
 def judge_embedded(
     screening: Screening, model: str, written: Embedded, unmasked_view: Embedded | None = None
 ) -> None:
-    """Add the learned signal's flag when the rules found nothing; note when no classifier exists.
-    `written` is what the signal reads of the write's content as stored; `unmasked_view` of what it
-    says with its disguises off (see `to_unmask`), judged too: the higher score counts, since an
-    encoded or spaced-out instruction means nothing to a model reading it as written."""
+    """Judge by the learned signal what no rule decided; note when no classifier exists. An
+    instruction rule's flag is evidence: it adds the reading's rule weight to the score, and stays
+    (quarantining, as a rule's flag does) only when the sum passes the flag threshold. `written` is
+    what the signal reads of the write's content as stored; `unmasked_view` of what it says with its
+    disguises off (see `to_unmask`), judged too: the higher score counts, since an encoded or
+    spaced-out instruction means nothing to a model reading it as written."""
     head = learned_screen(model)
     if head is None:
         screening.degraded = f"{RULES_ONLY}: no screening classifier for embedding model {model!r}"
         return
-    if screening.flags:
+    if screening.decided:
         return
     judged = [head.judge(e.vector, e.states, e.text) for e in (written, unmasked_view) if e is not None]
     score, reading = max(judged, key=lambda pair: pair[0] - pair[1].threshold)
-    if score >= reading.threshold:
-        excerpt = (
-            f"classifier score {score:.2f} (flags from {reading.threshold:.2f}, "
-            f"quarantines from {reading.certain:.2f})"
-        )
-        screening.flags.append(Flag(kind="learned", excerpt=excerpt))
-        screening.certain = score >= reading.certain
+    evidence = [flag for flag in screening.flags if flag.kind in WEIGHED]
+    boost = reading.rule_weight if evidence else 0.0
+    if score + boost < reading.threshold:
+        screening.flags = []
+        return
+    plus = f" + {boost:.2f} for instruction-like phrasing" if boost else ""
+    excerpt = (
+        f"classifier score {score:.2f}{plus}, reading {reading.reads} "
+        f"(flags from {reading.threshold:.2f}, quarantines from {reading.certain:.2f})"
+    )
+    screening.flags.append(Flag(kind="learned", excerpt=excerpt))
+    screening.certain = score + boost >= reading.certain
 
 
 def prepare_screening(model: str | None) -> None:

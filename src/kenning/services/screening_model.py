@@ -5,9 +5,10 @@ means, in any of the model's languages) and a logistic regression over hashed ch
 of its readable view (how it is phrased: imperatives, paths, flags, URLs). Where the engine gives them
 (onnxruntime's does), the perceptron also reads the mean hidden states of five inner layers of the
 encoder from the same run; where not, another perceptron reads the embedding alone, with thresholds
-of its own. Trained by training/screening/train_head.py on text we and independent helpers wrote and
-on public licensed injection corpora; the weights ship in the package
-(kenning/data/screening_head.json) and belong to one embedding model.
+of its own. Each reading also says how much an instruction rule's match adds to its score. Trained by
+training/screening/train_head.py on text we and independent helpers wrote and on public licensed
+injection corpora; the weights ship in the package (kenning/data/screening_head.json) and belong to
+one embedding model.
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ class Perceptron:
     threshold: float  # a score from here flags the memory
     certain: float  # and from here quarantines it (the policy permitting)
     phrasing_weight: float  # the n-gram regression's share of the score, the perceptron's the rest
+    rule_weight: float  # added to the score when an instruction rule matched (core/screening.WEIGHED)
+
+    @property
+    def reads(self) -> str:
+        """What this reading reads, as a write's screening report names it."""
+        if not self.layers:
+            return "the embedding alone"
+        return f"encoder layers {', '.join(map(str, self.layers))} and the embedding"
 
     def meaning(self, features: np.ndarray) -> float:
         values = centred(np.asarray(features, dtype=np.float32), self.centre, len(self.layers) + 1)
@@ -129,6 +138,7 @@ def learned_screen(model: str) -> LearnedScreen | None:
             threshold=float(reading["threshold"]),
             certain=float(reading["quarantine_threshold"]),
             phrasing_weight=float(reading["phrasing_weight"]),
+            rule_weight=float(reading["rule_weight"]),
         )
         for reading in data["readings"]
     )
