@@ -57,7 +57,7 @@ MEMORY_SETS = (
 PUBLIC = Path(tempfile.gettempdir()) / "kenning-screening-public.jsonl"
 PUBLIC_WEIGHT = 0.3  # they are not memories: they teach what injections look like, memories decide
 TARGET_BENIGN = 0.02  # benign memories flagged, by rules and classifier together
-TARGET_QUARANTINED = 0.005  # benign memories the classifier alone is sure enough to quarantine
+TARGET_QUARANTINED = 0.005  # benign memories quarantined, by rules and classifier together
 HIDDEN = 16
 # The n-gram model's share of a score, chosen for each reading by held-out authors from these.
 PHRASING_WEIGHTS = (0.3, 0.4, 0.5)
