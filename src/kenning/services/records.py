@@ -275,10 +275,9 @@ def update(
             judge_embedded(learned, model, written, views.embedded(matrix, states, 1).get(0))
             if learned.degraded:
                 degraded = [*degraded, learned.degraded]
-        # An update cannot be stored flagged: an instruction rule's flag that stays (the classifier
-        # agreed, or could not judge) is refused whatever the policy, as is what would quarantine.
-        stays = any(flag.kind != "learned" for flag in learned.flags)
-        if stays or learned.action(deps.screening) == "quarantined":
+        # An update cannot be stored flagged: a rule's flag that stands is refused whatever the
+        # policy, as is what would quarantine.
+        if learned.ruled or learned.action(deps.screening) == "quarantined":
             raise InvalidInput(field or "content", _READS_AS_INSTRUCTIONS)
     audit = AuditEntry(
         at=now,

@@ -37,15 +37,20 @@ class Screening:
         """A rule flagged what no score can clear (hidden Unicode, an encoded instruction, a breakout)."""
         return any(flag.kind not in WEIGHED and flag.kind != "learned" for flag in self.flags)
 
+    @property
+    def ruled(self) -> bool:
+        """A rule's flag stands: a verdict, or an instruction rule's match the classifier agreed with
+        or could not weigh."""
+        return any(flag.kind != "learned" for flag in self.flags)
+
     def action(self, policy: str) -> str | None:
         """What the write path does with the memory under `policy` ("quarantine" or "flag"): a rule's
-        flag that stays (a verdict, or an instruction rule's match the classifier agreed with or
-        could not weigh), or a learned score past the quarantine threshold, quarantines; a learned
+        flag that stands, or a learned score past the quarantine threshold, quarantines; a learned
         score between the two thresholds only flags, since a classifier is sometimes wrong about
         ordinary text."""
         if not self.flags:
             return None
-        sure = self.certain or any(flag.kind != "learned" for flag in self.flags)
+        sure = self.certain or self.ruled
         return "quarantined" if policy == "quarantine" and sure else "flagged"
 
     def as_dict(self, action: str | None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -54,6 +55,13 @@ def centred(features: np.ndarray, centre: np.ndarray, count: int) -> np.ndarray:
     return unit
 
 
+def reading_of(layers: Sequence[int]) -> str:
+    """What a perceptron over the pooled states of encoder `layers` and the embedding reads, in words."""
+    if not layers:
+        return "the embedding alone"
+    return f"encoder layers {', '.join(map(str, layers))} and the embedding"
+
+
 def _sigmoid(value: float) -> float:
     return float(1.0 / (1.0 + np.exp(-value)))
 
@@ -77,9 +85,7 @@ class Perceptron:
     @property
     def reads(self) -> str:
         """What this reading reads, as a write's screening report names it."""
-        if not self.layers:
-            return "the embedding alone"
-        return f"encoder layers {', '.join(map(str, self.layers))} and the embedding"
+        return reading_of(self.layers)
 
     def meaning(self, features: np.ndarray) -> float:
         values = centred(np.asarray(features, dtype=np.float32), self.centre, len(self.layers) + 1)
