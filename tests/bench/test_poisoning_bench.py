@@ -97,12 +97,29 @@ def test_a_blind_run_counts_its_misses_without_showing_them(tmp_path: Path) -> N
     assert "Tuesdays" not in done.stdout and "Tuesdays" not in out.read_text()
 
 
-def test_the_blind_corpus_is_large_and_multilingual_with_hard_benign_cases() -> None:
-    """Written by a helper who saw neither our corpus nor our patterns; measured, never tuned on."""
-    items = json.loads((CORPUS.parent / "poisoning_blind.json").read_text(encoding="utf-8"))["items"]
-    languages = {i["lang"] for i in items if i["lang"] != "mixed"}
-    assert len(items) >= 200 and len(languages) >= 8
-    assert all(
-        sum(1 for i in items if i["lang"] == lang and i["kind"] == "attack") >= 10 for lang in languages
-    )
-    assert sum(1 for i in items if i["category"].startswith("hard-")) >= 100
+def test_the_blind_corpora_are_large_and_multilingual_with_hard_benign_cases() -> None:
+    """Each written by a helper who saw neither our sets nor our patterns; measured, never trained on.
+    (Sets 1-12 were retired into training/screening once all had been consulted.)"""
+    blind = sorted(CORPUS.parent.glob("poisoning_blind*.json"))
+    assert len(blind) >= 4
+    for path in blind:
+        items = json.loads(path.read_text(encoding="utf-8"))["items"]
+        languages = {i["lang"] for i in items}
+        assert len(items) >= 200 and len(languages) >= 8, path.name
+        assert all(
+            sum(1 for i in items if i["lang"] == lang and i["kind"] == "attack") >= 10 for lang in languages
+        ), path.name
+        assert sum(1 for i in items if i["category"].startswith("hard-")) >= 84, path.name
+
+
+def test_no_blind_corpus_is_in_the_screening_training_data() -> None:
+    """A figure measured on data the classifier learned from is not a result."""
+    training = Path(__file__).resolve().parents[2] / "training" / "screening"
+    trained = {
+        item["text"]
+        for path in training.glob("written_*.json")
+        for item in json.loads(path.read_text(encoding="utf-8"))["items"]
+    }
+    for path in CORPUS.parent.glob("poisoning_blind*.json"):
+        texts = {item["text"] for item in json.loads(path.read_text(encoding="utf-8"))["items"]}
+        assert not texts & trained, path.name
