@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
@@ -124,6 +125,27 @@ class LearnedScreen:
         return (1 - weight) * reading.meaning(features) + weight * self.phrasing(text), reading
 
 
+def perceptron_of(reading: dict[str, Any]) -> Perceptron:
+    """A reading of the head file (as training/screening/train_head.py writes it) as a Perceptron."""
+    return Perceptron(
+        layers=tuple(int(n) for n in reading["reads"]),
+        centre=np.asarray(reading["centre"], dtype=np.float32),
+        weights=tuple(
+            (np.asarray(layer["weights"], dtype=np.float32), np.asarray(layer["bias"], dtype=np.float32))
+            for layer in reading["layers"]
+        ),
+        threshold=float(reading["threshold"]),
+        certain=float(reading["quarantine_threshold"]),
+        phrasing_weight=float(reading["phrasing_weight"]),
+        rule_weight=float(reading["rule_weight"]),
+    )
+
+
+def grams_of(head: dict[str, Any]) -> tuple[np.ndarray, float]:
+    """The head file's n-gram regression: weights, bias."""
+    return np.asarray(head["grams"]["weights"], dtype=np.float32), float(head["grams"]["bias"])
+
+
 @cache
 def learned_screen(model: str) -> LearnedScreen | None:
     """The packaged classifier for this embedding model, or None when none was trained for it."""
@@ -133,20 +155,5 @@ def learned_screen(model: str) -> LearnedScreen | None:
     data = json.loads(source.read_text(encoding="utf-8"))
     if data["model"] != model:
         return None
-    perceptrons = tuple(
-        Perceptron(
-            layers=tuple(int(n) for n in reading["reads"]),
-            centre=np.asarray(reading["centre"], dtype=np.float32),
-            weights=tuple(
-                (np.asarray(layer["weights"], dtype=np.float32), np.asarray(layer["bias"], dtype=np.float32))
-                for layer in reading["layers"]
-            ),
-            threshold=float(reading["threshold"]),
-            certain=float(reading["quarantine_threshold"]),
-            phrasing_weight=float(reading["phrasing_weight"]),
-            rule_weight=float(reading["rule_weight"]),
-        )
-        for reading in data["readings"]
-    )
-    grams = (np.asarray(data["grams"]["weights"], dtype=np.float32), float(data["grams"]["bias"]))
-    return LearnedScreen(model=data["model"], perceptrons=perceptrons, grams=grams)
+    perceptrons = tuple(perceptron_of(reading) for reading in data["readings"])
+    return LearnedScreen(model=data["model"], perceptrons=perceptrons, grams=grams_of(data))
